@@ -1,0 +1,29 @@
+# gdnconsole: `make demo` and `make test` work from a clean clone (they create .venv when missing).
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-stamp
+
+.PHONY: demo test lint bench screenshots clean
+
+$(STAMP): pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[test]'
+	@touch $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/gdnconsole demo
+
+lint: $(STAMP)
+	$(BIN)/ruff check gdnconsole tests bench
+	$(BIN)/ruff format --check gdnconsole tests bench
+	$(BIN)/mypy
+
+test: lint
+	$(BIN)/pytest
+
+bench: $(STAMP)
+	$(BIN)/python bench/run.py
+
+clean:
+	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache

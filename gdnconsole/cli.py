@@ -1,0 +1,225 @@
+"""The `gdnconsole` command line."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import socket
+import sys
+from typing import Any, NoReturn
+
+import click
+
+from gdnconsole import __version__, config, config_file
+from gdnconsole.config import Config, ConfigError, Host
+from gdnconsole.host import foreground, simulated
+from gdnconsole.sglang.launch import launch_spec
+
+EXIT_USAGE = 2
+
+
+def fail(message: str, code: int = EXIT_USAGE) -> NoReturn:
+    click.echo(f"gdnconsole: error: {message}", err=True)
+    sys.exit(code)
+
+
+def load_config() -> Config:
+    try:
+        return config.load()
+    except ConfigError as exc:
+        fail(str(exc))
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.version_option(__version__, prog_name="gdnconsole")
+def main() -> None:
+    """A console for SGLang on your own GPU boxes: GPU memory per rank, the live server log by startup
+    stage, one-key launch with checked speculative flags, and test prompts."""
+
+
+# -- config ----------------------------------------------------------------------------------------
+
+
+@main.group("config")
+def config_group() -> None:
+    """The hosts file: where it is, a commented example, a check."""
+
+
+@config_group.command("path")
+def config_path_cmd() -> None:
+    """Print the path of the hosts file ($GDNCONSOLE_CONFIG or the user config dir)."""
+    click.echo(str(config.config_path()))
+
+
+@config_group.command("init")
+@click.option("--force", is_flag=True, help="Replace an existing file (it is kept as .bak).")
+def config_init(force: bool) -> None:
+    """Write a commented example hosts file with a `ct129` host and a simulated `demo` host."""
+    path = config.config_path()
+    try:
+        backup = config_file.write_example(path, force=force)
+    except FileExistsError:
+        fail(f"{path} already exists; use --force to replace it (the old file is kept as .bak)")
+    except OSError as exc:
+        fail(f"cannot write {path}: {exc.strerror}")
+    if backup:
+        click.echo(f"kept the previous file as {backup}")
+    click.echo(f"wrote {path}")
+
+
+@config_group.command("check")
+def config_check() -> None:
+    """Validate the hosts file; exit code 2 with a precise message when it is malformed."""
+    cfg = load_config()
+    if not cfg.exists:
+        fail(f"no hosts file at {cfg.path} (create one with `gdnconsole config init`)")
+    profiles = sum(len(h.profiles) for h in cfg.hosts.values())
+    click.echo(f"{cfg.path}: ok, {len(cfg.hosts)} hosts, {profiles} profiles")
+
+
+# -- hosts -----------------------------------------------------------------------------------------
+
+
+def _transport(host: Host) -> str:
+    if host.ssh:
+        return f"ssh {host.ssh.alias}"
+    return "local"
+
+
+def _host_json(host: Host) -> dict[str, Any]:
+    return {
+        "name": host.name,
+        "ssh": host.ssh.alias if host.ssh else None,
+        "local": host.local,
+        "python": host.python,
+        "workdir": host.workdir,
+        "log": host.log,
+        "default_profile": host.profile.name if host.profile else None,
+        "simulate": dict(host.simulate.table) if host.simulate else None,
+        "profiles": {
+            name: {
+                **{k: v for k, v in dataclasses.asdict(p).items() if k != "name"},
+                "env": dict(p.env),
+                "args": list(p.args),
+            }
+            for name, p in host.profiles.items()
+        },
+    }
+
+
+def _profile_summary(host: Host, name: str) -> str:
+    p = host.profiles[name]
+    parts = [p.model, f"tp {p.tp}", f"port {p.port}"]
+    if p.speculative.algorithm:
+        spec = p.speculative
+        detail = ", ".join(
+            f"{label} {value}"
+            for label, value in (
+                ("steps", spec.num_steps),
+                ("topk", spec.eagle_topk),
+                ("draft", spec.num_draft_tokens),
+            )
+            if value is not None
+        )
+        parts.append(f"{spec.algorithm}" + (f" ({detail})" if detail else ""))
+    mark = "*" if host.profile and host.profile.name == name else " "
+    return f"  {mark} {name}: " + ", ".join(parts)
+
+
+@main.command("hosts")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object for scripts.")
+def hosts_cmd(as_json: bool) -> None:
+    """List the hosts and their launch profiles (* marks each host's default profile)."""
+    cfg = load_config()
+    if as_json:
+        payload = {
+            "config": str(cfg.path),
+            "exists": cfg.exists,
+            "hosts": [_host_json(h) for h in cfg.hosts.values()],
+        }
+        click.echo(json.dumps(payload, indent=2))
+        return
+    if not cfg.exists:
+        click.echo(f"no hosts file at {cfg.path}; `gdnconsole config init` writes a commented example")
+        return
+    if not cfg.hosts:
+        click.echo(f"{cfg.path} defines no hosts")
+        return
+    for host in cfg.hosts.values():
+        sim = ""
+        if host.simulate:
+            s = host.simulate
+            sim = f", simulated {s.gpus}x {s.gpu_name}, SGLang {s.sglang}"
+            if s.scenario != "ok":
+                sim += f", scenario {s.scenario}"
+        click.echo(f"{host.name}  ({_transport(host)}{sim})")
+        if not host.profiles:
+            click.echo("    no launch profiles")
+        for name in host.profiles:
+            click.echo(_profile_summary(host, name))
+
+
+# -- demo ------------------------------------------------------------------------------------------
+
+
+def demo_host(cfg: Config) -> Host:
+    """The user's `demo` host when it is simulated, else the built-in one from the example file."""
+    host = cfg.host("demo")
+    if host is not None and host.simulate is not None:
+        return host
+    return config_file.example_config().hosts["demo"]
+
+
+def _port_free(host: str, port: int) -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        try:
+            s.bind((host, port))
+        except OSError:
+            return False
+    return True
+
+
+def _free_port(host: str) -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind((host, 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+@main.command("demo")
+@click.option("--profile", "profile_name", help="Launch profile of the demo host (default: its default).")
+@click.option("--scenario", type=click.Choice(config.SIM_SCENARIOS), help="Failure to rehearse.")
+@click.option("--speed", type=click.FloatRange(min=0.01), help="Timeline speed (1.0: ~20 s startup).")
+def demo_cmd(profile_name: str | None, scenario: str | None, speed: float | None) -> None:
+    """Start SGLang on the simulated `demo` host and show its log (Ctrl-C stops the server)."""
+    host = demo_host(load_config())
+    assert host.simulate is not None
+    table = dict(host.simulate.table)
+    if scenario:
+        table["scenario"] = scenario
+    if speed:
+        table["speed"] = speed
+    host = dataclasses.replace(host, simulate=dataclasses.replace(host.simulate, table=table))
+    profile = host.profiles.get(profile_name) if profile_name else host.profile
+    if profile is None:
+        fail(f"the demo host has no profile {profile_name!r}; it has: {', '.join(host.profiles) or 'none'}")
+    if not _port_free(profile.host, profile.port):
+        port = _free_port(profile.host)
+        click.echo(f"port {profile.port} is taken on {profile.host}; the demo server uses {port}", err=True)
+        profile = dataclasses.replace(profile, port=port)
+    spec = launch_spec(profile, host.python)
+    log = simulated.log_path(host)
+    click.echo(f"-- {' '.join(spec.argv)}")
+    click.echo(f"-- log: {log}")
+    code = foreground.run(
+        spec,
+        env=simulated.environment(host),
+        cwd=simulated.workdir(host),
+        log=log,
+        out=sys.stdout,
+    )
+    click.echo(f"-- server exited with code {code}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,109 @@
+"""Run a server in the foreground on this machine and show its log as it grows.
+
+Used by `gdnconsole demo` until the dashboard exists. The server runs in its own session and process
+group with its output going to the log file, as the console will launch it on a real host; Ctrl-C stops
+it the way SGLang expects (SIGTERM, then SIGKILL to that process group only).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import time
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import TextIO
+
+from gdnconsole.sglang.launch import LaunchSpec
+from gdnconsole.textsafe import last_carriage_state, visible
+
+POLL_S = 0.1  # how often the log is read: the demo is watched by a person, not timed
+STOP_GRACE_S = 30.0  # SIGTERM lets SGLang drain; after this the process group is killed
+
+
+class LogFollower:
+    """Reads complete lines appended to a file, from a byte offset."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.offset = 0
+        self._partial = b""
+
+    def read_lines(self) -> list[str]:
+        try:
+            with self.path.open("rb") as fh:
+                fh.seek(self.offset)
+                data = fh.read()
+        except FileNotFoundError:
+            return []
+        self.offset += len(data)
+        *lines, self._partial = (self._partial + data).split(b"\n")
+        return [line.decode("utf-8", errors="replace") for line in lines]
+
+    def rest(self) -> list[str]:
+        """What is left after the writer is gone, including a last line without a newline."""
+        lines = self.read_lines()
+        if self._partial:
+            lines.append(self._partial.decode("utf-8", errors="replace"))
+            self._partial = b""
+        return lines
+
+
+def run(
+    spec: LaunchSpec,
+    *,
+    env: Mapping[str, str],
+    cwd: Path,
+    log: Path,
+    out: TextIO,
+    on_start: Callable[[int], None] | None = None,
+) -> int:
+    """Start ``spec`` with output to ``log`` (truncated), echo the log to ``out``; return the exit code."""
+    log.parent.mkdir(parents=True, exist_ok=True)
+    with log.open("wb") as log_fh:
+        proc = subprocess.Popen(
+            list(spec.argv),
+            stdin=subprocess.DEVNULL,
+            stdout=log_fh,
+            stderr=subprocess.STDOUT,
+            env={**os.environ, **env, **spec.env},
+            cwd=cwd,
+            start_new_session=True,
+        )
+    if on_start:
+        on_start(proc.pid)
+    follower = LogFollower(log)
+    stop_deadline: float | None = None
+    while True:
+        try:
+            _echo(follower.read_lines(), out)
+            if proc.poll() is not None:
+                break
+            if stop_deadline is not None and time.monotonic() > stop_deadline:
+                _kill_group(proc)
+            time.sleep(POLL_S)
+        except KeyboardInterrupt:
+            if stop_deadline is None:
+                out.write(f"-- stopping the server (SIGTERM to pid {proc.pid}; Ctrl-C again kills it)\n")
+                proc.send_signal(signal.SIGTERM)
+                stop_deadline = time.monotonic() + STOP_GRACE_S
+            else:
+                _kill_group(proc)
+    _echo(follower.rest(), out)
+    _kill_group(proc)  # children that outlived their parent belong to the group we started
+    return proc.returncode
+
+
+def _echo(lines: list[str], out: TextIO) -> None:
+    for line in lines:
+        out.write(visible(last_carriage_state(line)) + "\n")
+    out.flush()
+
+
+def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+    """SIGKILL the process group this module started (its id is the server's pid), and nothing else."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()

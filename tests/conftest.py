@@ -1,0 +1,48 @@
+"""Fixtures shared by the whole suite."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from gdnconsole.simhost import prepare_home
+
+SHARED = Path(__file__).resolve().parents[2] / "shared"
+REAL_LOGS = SHARED / "sglang" / "logs"
+
+
+@dataclass
+class SimHost:
+    """A simulated GPU host on this machine: its home and the environment that reaches it."""
+
+    home: Path
+    env: dict[str, str]  # the full environment for a subprocess (os.environ + the sim's variables)
+
+
+SimHostFactory = Callable[..., SimHost]
+
+
+@pytest.fixture
+def sim_host(tmp_path: Path) -> SimHostFactory:
+    """Make a simulated host; keyword arguments are keys of the hosts file's ``simulate`` table.
+
+    Tests run the timeline fast (speed 50) and release GPU memory at once unless they ask otherwise.
+    """
+    count = 0
+
+    def make(**simulate: object) -> SimHost:
+        nonlocal count
+        count += 1
+        table: dict[str, object] = {"speed": 50.0, "release_lag_s": 0.0}
+        table.update(simulate)
+        home = tmp_path / f"simhost{count}"
+        env = dict(os.environ)
+        env.pop("PYTHONPATH", None)
+        env.update(prepare_home(home, table))
+        return SimHost(home=home, env=env)
+
+    return make

@@ -1,0 +1,53 @@
+"""`gdnconsole config …` and `gdnconsole hosts`, run as a user would: the installed console script."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+GDNCONSOLE = shutil.which("gdnconsole") or str(Path(__file__).resolve().parents[1] / ".venv/bin/gdnconsole")
+
+
+def run(args: list[str], config: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "GDNCONSOLE_CONFIG": str(config)}
+    return subprocess.run([GDNCONSOLE, *args], env=env, capture_output=True, text=True, timeout=60)
+
+
+def test_config_init_path_and_hosts(tmp_path: Path) -> None:
+    config = tmp_path / "conf" / "hosts.toml"
+    assert run(["config", "path"], config).stdout.strip() == str(config)
+    listed = run(["hosts"], config)
+    assert listed.returncode == 0 and "config init" in listed.stdout
+    init = run(["config", "init"], config)
+    assert init.returncode == 0 and config.exists()
+    again = run(["config", "init"], config)
+    assert again.returncode == 2 and "already exists" in again.stderr and "Traceback" not in again.stderr
+    hosts = run(["hosts"], config)
+    assert hosts.returncode == 0
+    assert "ct129  (ssh root@ct129)" in hosts.stdout
+    assert (
+        "* qwen36-mtp: Qwen/Qwen3.6-27B, tp 2, port 30000, NEXTN (steps 1, topk 1, draft 2)" in hosts.stdout
+    )
+    assert "demo  (local, simulated 2x NVIDIA RTX A6000, SGLang 0.5.11)" in hosts.stdout
+    payload = json.loads(run(["hosts", "--json"], config).stdout)
+    assert [h["name"] for h in payload["hosts"]] == ["ct129", "demo"]
+    assert payload["hosts"][0]["profiles"]["qwen36-mtp"]["speculative"]["num_steps"] == 1
+    assert run(["config", "check"], config).stdout.endswith("ok, 2 hosts, 2 profiles\n")
+
+
+@pytest.mark.parametrize("command", [["hosts"], ["config", "check"], ["demo"]])
+def test_malformed_file_is_one_line_and_exit_2(tmp_path: Path, command: list[str]) -> None:
+    config = tmp_path / "hosts.toml"
+    config.write_text('[hosts.a]\nssh = "x"\n[hosts.a.profiles.p]\nmodel = "m"\ntp = "two"\n')
+    result = run(command, config)
+    assert result.returncode == 2
+    assert result.stderr == (
+        f"gdnconsole: error: {config}:5: hosts.a.profiles.p.tp: "
+        'expected an integer ≥ 1 (tensor-parallel ranks), found "two"\n'
+    )
+    assert result.stdout == ""
