@@ -11,6 +11,7 @@ from typing import Any, NoReturn
 import click
 
 from gdnconsole import __version__, config, config_file
+from gdnconsole.cli_log import log_group
 from gdnconsole.config import Config, ConfigError, Host
 from gdnconsole.host import foreground, simulated
 from gdnconsole.sglang.launch import launch_spec
@@ -220,6 +221,8 @@ def demo_cmd(profile_name: str | None, scenario: str | None, speed: float | None
     )
     click.echo(f"-- server exited with code {code}")
 
+
+main.add_command(log_group)
 
 if __name__ == "__main__":
     main()

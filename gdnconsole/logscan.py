@@ -1,0 +1,206 @@
+"""Read a whole SGLang log fast: find the few lines that matter among millions of batch lines.
+
+A long serving run is almost all ``Decode batch`` / ``Prefill batch`` lines and uvicorn access lines;
+everything the summary needs (startups, stages, warnings, the fatal error) sits in the rare other lines.
+So each block of the file is first checked with C-speed counts: when its number of lines equals its
+number of batch and access lines, the block holds nothing else and only its first and last lines are
+kept (the last one carries the latest throughput). A block that does hold other lines is halved until
+the pieces are small, and only those pieces are split into lines in Python. On a multi-core machine the
+two halves of a large file are scanned by two processes.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+CHUNK = 8 << 20  # bytes read at a time
+LEAF = 16 << 10  # ranges this small are split into lines directly
+PARALLEL_MIN = 256 << 20  # files this large are scanned by two processes
+
+ACCESS = b'HTTP/1.1" '
+# The batch-line needle differs by version dialect (FACTS §2.3): comma ≥0.5.5, "[N]," 0.5.4, period ≤0.5.3.
+BATCH_FORMS = (b"batch, #", b"batch [", b"batch. #")
+
+
+class LogReadError(Exception):
+    """The file cannot be read as a log (missing, a directory, binary)."""
+
+
+@dataclass
+class ScanResult:
+    lines: int  # physical lines in the file (a last line without a newline counts)
+    records: list[tuple[int, bytes]]  # (1-based line number, line without newline), in file order
+
+
+def _batch_needle(buf: bytes | memoryview) -> bytes | None:
+    data = bytes(buf[: 4 << 20]) if isinstance(buf, memoryview) else buf
+    for marker in (b"Decode batch", b"Prefill batch"):
+        at = data.find(marker)
+        if at >= 0:
+            tail = data[at + len(marker) - 5 : at + len(marker) + 3]
+            for form in BATCH_FORMS:
+                if tail.startswith(form):
+                    return form
+    return None
+
+
+class _Walker:
+    """Collects the lines of one buffer that are not batch or access lines."""
+
+    def __init__(self, buf: bytes, first_line: int, needle: bytes | None) -> None:
+        self.buf = buf
+        self.line = first_line  # number of the line that starts at the next unread range
+        self.needle = needle
+        self.records: list[tuple[int, bytes]] = []
+
+    def boring_count(self, lo: int, hi: int) -> int:
+        n = self.buf.count(ACCESS, lo, hi)
+        if self.needle is not None:
+            n += self.buf.count(self.needle, lo, hi)
+        return n
+
+    def walk(self, lo: int, hi: int, lines: int, boring: int) -> None:
+        """``[lo, hi)`` holds whole lines: ``lines`` newlines, ``boring`` of them batch/access lines."""
+        if lines == 0:
+            return
+        if boring == lines:
+            self._keep_ends(lo, hi, lines)
+        elif boring == 0 or hi - lo <= LEAF:
+            self._split(lo, hi)
+        else:
+            mid = self.buf.find(b"\n", (lo + hi) // 2, hi) + 1
+            if mid <= lo or mid >= hi:
+                self._split(lo, hi)
+                return
+            left_lines = self.buf.count(b"\n", lo, mid)
+            left_boring = self.boring_count(lo, mid)
+            self.walk(lo, mid, left_lines, left_boring)
+            self.walk(mid, hi, lines - left_lines, boring - left_boring)
+
+    def _keep_ends(self, lo: int, hi: int, lines: int) -> None:
+        first_end = self.buf.find(b"\n", lo, hi)
+        self.records.append((self.line, self.buf[lo:first_end]))
+        if lines > 1:
+            last_start = self.buf.rfind(b"\n", lo, hi - 1) + 1
+            self.records.append((self.line + lines - 1, self.buf[last_start : hi - 1]))
+        self.line += lines
+
+    def _split(self, lo: int, hi: int) -> None:
+        """Keep every other line, and the first and last line of each run of batch/access lines."""
+        needle = self.needle
+        records = self.records
+        pending: tuple[int, bytes] | None = None  # the last line of the current run, not yet kept
+        in_run = False
+        for raw in self.buf[lo : hi - 1].split(b"\n"):
+            if ACCESS in raw or (needle is not None and needle in raw):
+                if in_run:
+                    pending = (self.line, raw)
+                else:
+                    records.append((self.line, raw))
+                    in_run = True
+            else:
+                if pending is not None:
+                    records.append(pending)
+                    pending = None
+                in_run = False
+                records.append((self.line, raw))
+            self.line += 1
+        if pending is not None:
+            records.append(pending)
+
+
+def _scan_span(path: str, start: int, end: int) -> tuple[int, list[tuple[int, bytes]]]:
+    """Scan bytes ``[start, end)`` (whole lines); line numbers relative to the span (1-based)."""
+    records: list[tuple[int, bytes]] = []
+    line = 1
+    needle: bytes | None = None
+    carry = b""
+    with open(path, "rb") as fh:
+        fh.seek(start)
+        remaining = end - start
+        while remaining > 0:
+            block = fh.read(min(CHUNK, remaining))
+            if not block:
+                break
+            remaining -= len(block)
+            buf = carry + block
+            cut = buf.rfind(b"\n") + 1
+            if remaining <= 0 and cut < len(buf):
+                buf += b"\n"  # the file's last line has no newline
+                cut = len(buf)
+            carry = buf[cut:]
+            if needle is None:
+                needle = _batch_needle(buf)
+            walker = _Walker(buf, line, needle)
+            walker.walk(0, cut, buf.count(b"\n", 0, cut), walker.boring_count(0, cut))
+            records.extend(walker.records)
+            line = walker.line
+    return line - 1, records
+
+
+def _split_point(path: Path, size: int) -> int:
+    """A line boundary near the middle of the file."""
+    with path.open("rb") as fh:
+        fh.seek(size // 2)
+        rest = fh.read(1 << 20)
+    at = rest.find(b"\n")
+    return size if at < 0 else size // 2 + at + 1
+
+
+def check_readable(path: Path) -> int:
+    """The file's size, or a LogReadError saying why it cannot be read as a log."""
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        raise LogReadError(f"{path}: no such file") from None
+    except OSError as exc:
+        raise LogReadError(f"{path}: {exc.strerror}") from None
+    if path.is_dir():
+        raise LogReadError(f"{path}: is a directory, not a log file")
+    try:
+        with path.open("rb") as fh:
+            head = fh.read(8192)
+    except OSError as exc:
+        raise LogReadError(f"{path}: cannot read: {exc.strerror}") from None
+    if _looks_binary(head):
+        raise LogReadError(f"{path}: looks like a binary file, not a text log")
+    return st.st_size
+
+
+def _looks_binary(head: bytes) -> bool:
+    """NUL bytes or mostly non-text bytes at the start: not a log (invalid UTF-8 alone is fine)."""
+    if b"\x00" in head:
+        return True
+    if not head:
+        return False
+    controls = sum(1 for b in head if b < 9 or 13 < b < 32)
+    return controls > len(head) // 10
+
+
+def scan(path: Path, *, parallel: bool | None = None) -> ScanResult:
+    """All lines of ``path`` that are not batch or access lines, plus the ends of each run of those."""
+    size = check_readable(path)
+    if parallel is None:
+        parallel = size >= PARALLEL_MIN and (os.cpu_count() or 1) > 1
+    if not parallel:
+        lines, records = _scan_span(str(path), 0, size)
+        return ScanResult(lines, records)
+    mid = _split_point(path, size)
+    ctx = multiprocessing.get_context("fork")
+    with ProcessPoolExecutor(max_workers=2, mp_context=ctx) as pool:
+        first = pool.submit(_scan_span, str(path), 0, mid)
+        second = pool.submit(_scan_span, str(path), mid, size)
+        lines1, records1 = first.result()
+        lines2, records2 = second.result()
+    records = records1 + [(n + lines1, raw) for n, raw in records2]
+    return ScanResult(lines1 + lines2, records)
+
+
+def decoded(records: list[tuple[int, bytes]]) -> Iterator[tuple[int, str]]:
+    for number, raw in records:
+        yield number, raw.decode("utf-8", errors="replace")

@@ -1,0 +1,305 @@
+"""What a log line means: its startup stage, its severity, and the numbers it carries (FACTS §2-§3).
+
+SGLang's own lines carry no level name (a ``logger.warning`` looks like an info line), so meaning comes
+from the message text. The rules below are checked in order; the first that matches wins. Whether a
+multi-line block (a traceback) is fatal is decided by the tracker, which sees the whole block.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from gdnconsole.sglang.logline import Kind, LogLine
+from gdnconsole.sglang.stages import Severity, Stage
+
+S = Stage
+V = Severity
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    kind: str  # a short name for what the line is: "load_end", "decode_batch", "scheduler_exception", …
+    needle: str  # matched with `in` against the message (startswith when `prefix`)
+    stage: Stage | None  # None: the line does not move the stage
+    severity: Severity = V.INFO
+    prefix: bool = False
+    opens_block: bool = False  # the unframed lines after it are its continuation (a traceback follows)
+
+
+# Framed (SGLang logger) messages. Order matters: more specific needles first.
+FRAMED_RULES: tuple[Rule, ...] = (
+    # --- runtime, by far the most frequent lines
+    Rule("decode_batch", "Decode batch", S.SERVING, prefix=True),
+    Rule("prefill_batch", "Prefill batch", S.SERVING, prefix=True),
+    # --- failures (§3)
+    Rule("scheduler_exception", "Scheduler hit an exception", None, V.FATAL, opens_block=True),
+    Rule("manager_exception", "Manager hit an exception", None, V.FATAL, opens_block=True),
+    Rule("controller_exception", "Controller hit an exception", None, V.FATAL, opens_block=True),
+    Rule("sigquit_launch", "Received sigquit from a child proces", None, V.FATAL),
+    Rule("sigquit_running", "SIGQUIT received", None, V.FATAL),
+    Rule("warmup_failed", "Initialization failed. warmup error", S.WARMUP, V.FATAL, opens_block=True),
+    Rule("init_failed", "Initialization failed", None, V.FATAL, opens_block=True),
+    Rule("subprocess_crashed", "crashed with exit code", None, V.FATAL),
+    Rule("scheduler_died", "scheduler died during initialization", None, V.FATAL),
+    Rule("scheduler_dead", "scheduler is dead", None, V.FATAL),
+    Rule(
+        "not_enough_memory",
+        "Not enough memory. Please try to increase --mem-fraction-static",
+        S.MEMORY,
+        V.FATAL,
+    ),
+    Rule("watchdog", "watchdog timeout", None, V.ERROR),
+    Rule("health_failed", "Health check failed", None, V.ERROR),
+    Rule("runtime_oom", "out of memory. Try to lower your batch size", None, V.ERROR),
+    Rule("sigterm", "SIGTERM received", None, V.WARNING),
+    Rule("draining", "Gracefully exiting", None),
+    Rule("kill_tree", "kill_process_tree called", None),
+    # --- starting (§2.1 rows 0-2)
+    Rule("args", "server_args=", S.STARTING, prefix=True),
+    Rule("import_error", "Ignore import error when loading", None, V.WARNING, opens_block=True),
+    Rule("notice_attention", "Attention backend not specified", S.STARTING, V.WARNING),
+    Rule("notice_max_running", "Max running requests is reset", S.STARTING, V.WARNING),
+    Rule("notice_spec_v2", "Spec v2 is enabled", S.STARTING),
+    Rule("notice_spec_v1", "Spec v1 is used", S.STARTING, V.WARNING),
+    Rule("notice_draft_tokens", "speculative_num_draft_tokens is adjusted", S.STARTING, V.WARNING),
+    Rule("notice_overlap", "Disabling overlap schedule", S.STARTING, V.WARNING),
+    Rule("notice_radix", "Disabling Radix Cache", S.STARTING, V.WARNING),
+    Rule("notice_spec_overlap", "spec v2 currently only supports", S.STARTING, V.WARNING),
+    Rule("deprecated_endpoint", "Endpoint '/get_model_info' is deprecated", None, V.WARNING),
+    Rule("deprecated", "deprecated", None, V.WARNING),
+    Rule("chat_template", "chat template", S.STARTING),
+    # --- distributed (§2.1 row 3, §2.2)
+    Rule("dist_begin", "Init torch distributed begin", S.DISTRIBUTED, prefix=True),
+    Rule("dist_end", "Init torch distributed ends", S.DISTRIBUTED, prefix=True),
+    Rule("dist_begin", "Init parallel begin", S.DISTRIBUTED, prefix=True),
+    Rule("dist_end", "Init parallel ends", S.DISTRIBUTED, prefix=True),
+    Rule("nccl_version", "sglang is using nccl", S.DISTRIBUTED, prefix=True),
+    Rule("nccl_warmup", "CCL warmup completed", S.DISTRIBUTED),
+    Rule("memory_baseline", "Memory baseline taken", S.DISTRIBUTED, prefix=True),
+    Rule("nccl_error", "NCCL error", S.DISTRIBUTED, V.FATAL),
+    # --- weights (§2.1 rows 4, 4b)
+    Rule("load_begin", "Load weight begin", S.LOADING, prefix=True),
+    Rule("load_end", "Load weight end", S.LOADED, prefix=True),
+    # --- pools (§2.1 row 5)
+    Rule("kv_dtype", "Using KV cache dtype", S.MEMORY, prefix=True),
+    Rule("mamba_alloc", "Mamba Cache is allocated", S.MEMORY, prefix=True),
+    Rule("kv_alloc", "KV Cache is allocated", S.MEMORY),
+    Rule("pool_end", "Memory pool end", S.MEMORY, prefix=True),
+    Rule("profiled_tokens", "profiled value", S.MEMORY, V.WARNING),
+    Rule("replayssm", "GDN ReplaySSM", S.MEMORY, prefix=True),
+    # --- attention backends (§2.1 row 6): after the pools, before graphs
+    Rule("linear_attention", "Linear attention kernel backend", S.MEMORY, prefix=True),
+    Rule("hybrid_gdn", "Using hybrid linear attention backend", S.MEMORY, prefix=True),
+    Rule("gdn_dispatcher", "GDN kernel dispatcher", S.MEMORY, prefix=True),
+    # --- CUDA graphs (§2.1 row 7, §2.2)
+    Rule("graph_failed", "Capture cuda graph failed", S.GRAPHS, V.FATAL),
+    Rule("graph_end", "Capture cuda graph end", S.GRAPHS, prefix=True),
+    Rule("graph_begin", "Capture cuda graph begin", S.GRAPHS, prefix=True),
+    Rule("graph_bs", "Capture cuda graph", S.GRAPHS, prefix=True),
+    Rule("graph_piecewise", "Capture piecewise CUDA graph", S.GRAPHS, prefix=True),
+    Rule("graph_draft", "Capture draft", S.GRAPHS, prefix=True),
+    Rule("graph_target", "Capture target", S.GRAPHS, prefix=True),
+    Rule("graph_addresses", "cuda graph addresses", S.GRAPHS),
+    # --- scheduler ready (§2.1 row 8)
+    Rule("scheduler_ready", "max_total_num_tokens=", S.SCHEDULER_READY, prefix=True),
+    Rule("startup_timings", "Engine startup timings", S.SCHEDULER_READY, prefix=True),
+    # --- HTTP (§2.1 rows 9-11)
+    Rule("sampling_params", "Using default chat sampling params", S.LISTENING, prefix=True),
+    Rule("ready", "The server is fired up and ready to roll", S.READY, prefix=True),
+)
+
+UVICORN_RULES: tuple[Rule, ...] = (
+    Rule("bind_failed", "error while attempting to bind", None, V.FATAL),
+    Rule("uvicorn_started", "Started server process", S.LISTENING, prefix=True),
+    Rule("uvicorn_waiting", "Waiting for application startup", S.LISTENING, prefix=True),
+    Rule("uvicorn_complete", "Application startup complete", S.LISTENING, prefix=True),
+    Rule("uvicorn_running", "Uvicorn running on", S.LISTENING, prefix=True),
+    Rule("uvicorn_shutdown", "Shutting down", None, prefix=True),
+    Rule("uvicorn_finished", "Finished server process", None, prefix=True),
+)
+
+# Failures named by an exception line, and the stage they prove was reached.
+EXCEPTION_STAGES: tuple[tuple[str, Stage], ...] = (
+    ("Capture cuda graph failed", S.GRAPHS),
+    ("NCCL error", S.DISTRIBUTED),
+    ("Not enough memory", S.MEMORY),
+)
+
+_UVICORN_LEVEL = {"WARNING": V.WARNING, "ERROR": V.ERROR, "CRITICAL": V.FATAL}
+
+
+@dataclass(slots=True)
+class Event:
+    """A classified line. ``line`` is 1-based within its file."""
+
+    line: int
+    log: LogLine
+    kind: str
+    stage: Stage | None
+    severity: Severity
+    opens_block: bool = False
+    numbers: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def rank(self) -> str | None:
+        return self.log.rank
+
+    @property
+    def time(self) -> float | None:
+        return self.log.time
+
+
+def _match(rules: tuple[Rule, ...], message: str) -> Rule | None:
+    for rule in rules:
+        if message.startswith(rule.needle) if rule.prefix else rule.needle in message:
+            return rule
+    return None
+
+
+def classify(log: LogLine, line: int = 0) -> Event:
+    """The meaning of one parsed line, on its own (block context is the tracker's)."""
+    kind = log.kind
+    if kind is Kind.FRAMED:
+        rule = _match(FRAMED_RULES, log.message)
+        if rule is None:
+            return Event(line, log, "message", None, V.INFO)
+        opens = rule.opens_block or (rule.severity is V.FATAL and "Traceback" in log.message)
+        return Event(
+            line, log, rule.kind, rule.stage, rule.severity, opens, numbers_of(rule.kind, log.message)
+        )
+    if kind is Kind.UVICORN:
+        rule = _match(UVICORN_RULES, log.message)
+        severity = _UVICORN_LEVEL.get(log.level or "", V.INFO)
+        if rule is None:
+            return Event(line, log, "uvicorn", None, severity)
+        numbers = numbers_of(rule.kind, log.message)
+        return Event(line, log, rule.kind, rule.stage, max(severity, rule.severity), numbers=numbers)
+    if kind is Kind.ACCESS:
+        return Event(line, log, "access", None, V.INFO, numbers=numbers_of("access", log.message))
+    if kind is Kind.TQDM:
+        return Event(line, log, *_tqdm_meaning(log.message), V.INFO)
+    if kind is Kind.TRACEBACK:
+        return Event(line, log, "traceback", None, V.ERROR, opens_block=True)
+    if kind is Kind.EXCEPTION:
+        severity = V.WARNING if _is_warning_class(log.message) else V.ERROR
+        return Event(line, log, "exception", exception_stage(log.message), severity)
+    if kind is Kind.PY_WARNING:
+        return Event(line, log, "py_warning", None, V.WARNING, opens_block=True)
+    if kind is Kind.LIBRARY:
+        severity = V.WARNING if log.level == "WARNING" or " NCCL WARN" in log.message else V.INFO
+        return Event(line, log, "library", None, severity)
+    return Event(line, log, "blank" if kind is Kind.BLANK else "text", None, V.INFO)
+
+
+def exception_stage(message: str) -> Stage | None:
+    for needle, stage in EXCEPTION_STAGES:
+        if needle in message:
+            return stage
+    return None
+
+
+def _is_warning_class(message: str) -> bool:
+    name = message.split(":", 1)[0]
+    return name.endswith("Warning")
+
+
+def _tqdm_meaning(message: str) -> tuple[str, Stage | None]:
+    last = message.rsplit("\r", 1)[-1] or message
+    if "checkpoint shards" in last or "loading shards" in last:
+        return "tqdm_loading", S.LOADING
+    if "Capturing" in last:
+        return "tqdm_graphs", S.GRAPHS
+    return "tqdm", None
+
+
+# -- numbers ---------------------------------------------------------------------------------------
+
+_PAIR = re.compile(r"(?P<key>[#A-Za-z_][\w #()/-]*?)\s*[=:]\s*(?P<value>-?\d+(?:\.\d+)?)")
+_UVICORN_PORT = re.compile(r"https?://\S+?:(?P<port>\d+)")
+_UVICORN_PID = re.compile(r"\[(?P<pid>\d+)\]")
+_ACCESS_PARTS = re.compile(r'"(?P<method>[A-Z]+) (?P<path>\S*) HTTP/[\d.]+" (?P<status>\d{3})')
+
+# The names numbers have in SGLang's lines, and the names the console gives them.
+NUMBER_NAMES: dict[str, str] = {
+    "avail mem": "avail_gb",
+    "available_gpu_mem": "avail_gb",
+    "mem usage": "mem_usage_gb",
+    "elapsed": "elapsed_s",
+    "Time elapsed": "elapsed_s",
+    "#tokens": "kv_tokens",
+    "K size": "k_gb",
+    "V size": "v_gb",
+    "KV size": "kv_gb",
+    "max_mamba_cache_size": "mamba_cache_size",
+    "conv_state size": "mamba_conv_gb",
+    "ssm_state size": "mamba_ssm_gb",
+    "intermediate_ssm_state_cache size": "mamba_intermediate_ssm_gb",
+    "intermediate_conv_window_cache size": "mamba_intermediate_conv_gb",
+    "max_total_num_tokens": "max_total_num_tokens",
+    "chunked_prefill_size": "chunked_prefill_size",
+    "max_prefill_tokens": "max_prefill_tokens",
+    "max_running_requests": "max_running_requests",
+    "context_len": "context_len",
+    "#running-req": "running_req",
+    "#queue-req": "queue_req",
+    "#new-seq": "new_seq",
+    "#new-token": "new_token",
+    "#cached-token": "cached_token",
+    "#token": "tokens",
+    "#full token": "tokens",
+    "token usage": "token_usage",
+    "full token usage": "token_usage",
+    "mamba num": "mamba_num",
+    "mamba usage": "mamba_usage",
+    "accept len": "accept_len",
+    "accept rate": "accept_rate",
+    "gen throughput (token/s)": "gen_throughput",
+    "input throughput (token/s)": "input_throughput",
+}
+_KINDS_WITH_NUMBERS = frozenset(
+    {
+        "decode_batch",
+        "prefill_batch",
+        "dist_end",
+        "load_begin",
+        "load_end",
+        "kv_alloc",
+        "mamba_alloc",
+        "pool_end",
+        "graph_begin",
+        "graph_end",
+        "graph_piecewise",
+        "graph_draft",
+        "graph_target",
+        "scheduler_ready",
+        "memory_baseline",
+    }
+)
+
+
+def numbers_of(kind: str, message: str) -> dict[str, float]:
+    """The named numbers of a line (GB, seconds, tokens, rates), under the console's names."""
+    if kind in _KINDS_WITH_NUMBERS:
+        numbers: dict[str, float] = {}
+        for m in _PAIR.finditer(message):
+            name = NUMBER_NAMES.get(m["key"].strip())
+            if name is not None and name not in numbers:
+                numbers[name] = float(m["value"])
+        if kind == "load_end" and "mem_usage_gb" in numbers:
+            numbers["weights_gb"] = numbers["mem_usage_gb"]
+        if kind in ("graph_end",) and "elapsed_s" in numbers:
+            numbers["graph_s"] = numbers["elapsed_s"]
+        return numbers
+    if kind == "uvicorn_running" and (port := _UVICORN_PORT.search(message)):
+        return {"port": float(port["port"])}
+    if kind == "uvicorn_started" and (pid := _UVICORN_PID.search(message)):
+        return {"pid": float(pid["pid"])}
+    if kind == "access" and (access := _ACCESS_PARTS.search(message)):
+        return {"status": float(access["status"])}
+    return {}
+
+
+def access_path(message: str) -> str | None:
+    m = _ACCESS_PARTS.search(message)
+    return m["path"] if m else None

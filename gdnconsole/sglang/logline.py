@@ -1,0 +1,172 @@
+"""One physical line of an SGLang log, taken apart: wrappers, timestamp, rank prefix, message (FACTS §1).
+
+SGLang writes ``[%Y-%m-%d %H:%M:%S{.ms}{ prefix}] message`` from every process after its logger is set
+up; the prefix names the rank (`` TP0``, `` DP1 TP1``, `` PP1 TP0``, `` TP3 EP3``…) and is absent on the
+main process and when tp = 1. Around those lines sit others that bypass logging: uvicorn's (with a level
+prefix), tqdm bars, Python warnings, traceback continuations, NCCL / flashinfer / transformers lines.
+Logs pasted from elsewhere may be wrapped by docker compose (``name  | …``), by an outer timestamp
+(``[2025-…Z] […] …``), by Ray (``(SchedulerActor pid=…) …``) or by torch's ``[rank0]:``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from enum import Enum
+from functools import lru_cache
+
+
+class Kind(Enum):
+    FRAMED = "framed"  # [ts( rank)] message — SGLang's own logger (also pre-logger `[ts] msg` lines)
+    UVICORN = "uvicorn"  # [ts] INFO:     message
+    ACCESS = "access"  # [ts] INFO:     127.0.0.1:5000 - "GET /health HTTP/1.1" 200 OK
+    TQDM = "tqdm"  # a progress bar (possibly several \r-separated states)
+    TRACEBACK = "traceback"  # Traceback (most recent call last):
+    EXCEPTION = "exception"  # ValueError: …  (the line that names the error)
+    PY_WARNING = "py_warning"  # /path/x.py:12: UserWarning: …
+    LIBRARY = "library"  # NCCL, flashinfer, [transformers] … lines with their own format
+    BLANK = "blank"
+    OTHER = "other"  # unframed text: traceback frames, continuation of a multi-line message
+
+
+@dataclass(frozen=True, slots=True)
+class LogLine:
+    text: str  # the line without wrappers (what SGLang itself wrote)
+    kind: Kind
+    message: str  # after the frame; for unframed lines, the text
+    stamp: str | None = None  # "2025-11-30 11:18:01" as printed (ms not included)
+    ms: int | None = None
+    rank: str | None = None  # the prefix as printed: "TP0", "DP1 TP1", "gpu_id=0"; None on main
+    level: str | None = None  # uvicorn / flashinfer level: INFO, WARNING, ERROR
+    source: str | None = None  # docker compose service or Ray actor that wrapped the line
+
+    @property
+    def framed(self) -> bool:
+        return self.stamp is not None
+
+    @property
+    def time(self) -> float | None:
+        """Seconds since the epoch (the log's local time read as UTC: only differences matter)."""
+        if self.stamp is None:
+            return None
+        return _epoch(self.stamp) + (self.ms or 0) / 1000.0
+
+
+_RANK_TOKENS = r"(?:DP|PP|ATTN_CP|MOE_DP|TP|EP)\d+"
+_FRAME = re.compile(
+    rf"\[(?P<stamp>\d{{4}}-\d\d-\d\d \d\d:\d\d:\d\d|\d\d-\d\d \d\d:\d\d:\d\d)(?:\.(?P<ms>\d{{3}}))?"
+    rf"(?P<rank>(?: {_RANK_TOKENS})*)\] ?"
+)
+_GPU_ID = re.compile(r"\[gpu_id=(?P<gpu>\d+)\] ?")
+_UVICORN = re.compile(r"(?P<level>INFO|WARNING|ERROR|CRITICAL|DEBUG|TRACE):(?P<pad> +)")
+_ACCESS = re.compile(r'\S+:\d+ - "[A-Z]+ \S* HTTP/[\d.]+" \d{3}')
+
+_COMPOSE = re.compile(r"(?P<svc>[A-Za-z0-9][\w.-]*)\s+\| ?")
+_OUTER_TS = re.compile(r"\[?\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)\]? ")
+_RAY = re.compile(r"\((?P<actor>\w+) pid=\d+(?:, ip=[\d.:a-fA-F]+)?\) ")
+_TORCH_RANK = re.compile(r"\[rank(?P<rank>\d+)\]: ?")
+
+_TQDM = re.compile(r"\d+%\||\d+/\d+ \[\d|it/s\]|s/it\]|% Completed \|")
+_GLUED = re.compile(r"\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d")
+_EXCEPTION = re.compile(
+    r"(?:[A-Za-z_]\w*\.)*\w*(?:Error|Exception|Exit|Interrupt|Failure|Warning|Fault)(?::|$)"
+)
+_PY_WARNING = re.compile(r"\S+\.py:\d+: \w*Warning: ")
+_FLASHINFER = re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} - (?P<level>[A-Z]+) - ")
+_LIBRARY_PREFIXES = ("[transformers]", "[Gloo]", "[W ", "[E ", "[I ")
+
+
+@lru_cache(maxsize=4096)
+def _epoch(stamp: str) -> float:
+    if len(stamp) == 14:  # "12-16 14:27:08": the diffusion runtime's format has no year
+        stamp = "2000-" + stamp
+    return datetime.strptime(stamp, "%Y-%m-%d %H:%M:%S").replace(tzinfo=UTC).timestamp()
+
+
+def split_glued(line: str) -> list[str]:
+    """A tqdm bar written with ``\\r`` may have a log line glued to its end: return them apart."""
+    if "[" not in line or not _TQDM.search(line):
+        return [line]
+    m = _GLUED.search(line, 1)
+    if m is None:
+        return [line]
+    return [line[: m.start()], line[m.start() :]]
+
+
+def parse(line: str) -> LogLine:
+    """Take one physical line apart (no trailing newline expected)."""
+    text, source, torch_rank = _unwrap(line.rstrip("\r\n"))
+    if not text.strip():
+        return LogLine(text=text, kind=Kind.BLANK, message=text, source=source)
+    if text[0] == "[":
+        framed = _parse_framed(text, source)
+        if framed is not None:
+            return framed
+    return _parse_unframed(text, source, torch_rank)
+
+
+def _unwrap(text: str) -> tuple[str, str | None, str | None]:
+    """Strip the wrappers other tools put around SGLang's lines."""
+    source: str | None = None
+    torch_rank: str | None = None
+    m = _OUTER_TS.match(text)
+    if m:
+        text = text[m.end() :]
+    m = _COMPOSE.match(text)
+    if m and (m["svc"][-1].isdigit() or text[m.end() : m.end() + 1] in ("[", " ", "T")):
+        source = m["svc"]
+        text = text[m.end() :]
+    m = _RAY.match(text)
+    if m:
+        source = m["actor"]
+        text = text[m.end() :]
+    m = _TORCH_RANK.match(text)
+    if m:
+        torch_rank = f"TP{m['rank']}"
+        text = text[m.end() :]
+    return text, source, torch_rank
+
+
+def _parse_framed(text: str, source: str | None) -> LogLine | None:
+    m = _FRAME.match(text)
+    if m is None:
+        g = _GPU_ID.match(text)
+        if g is None:
+            return None
+        return LogLine(
+            text=text, kind=Kind.FRAMED, message=text[g.end() :], rank=f"gpu_id={g['gpu']}", source=source
+        )
+    message = text[m.end() :]
+    rank = m["rank"].strip() or None
+    ms = int(m["ms"]) if m["ms"] else None
+    u = _UVICORN.match(message)
+    if u is not None and rank is None:
+        body = message[u.end() :]
+        kind = Kind.ACCESS if _ACCESS.match(body) else Kind.UVICORN
+        return LogLine(
+            text=text, kind=kind, message=body, stamp=m["stamp"], ms=ms, level=u["level"], source=source
+        )
+    return LogLine(
+        text=text, kind=Kind.FRAMED, message=message, stamp=m["stamp"], ms=ms, rank=rank, source=source
+    )
+
+
+def _parse_unframed(text: str, source: str | None, rank: str | None) -> LogLine:
+    stripped = text.lstrip()
+    indented = stripped is not text and len(stripped) != len(text)
+    kind = Kind.OTHER
+    level: str | None = None
+    if stripped.startswith("Traceback (most recent call last)"):
+        kind = Kind.TRACEBACK
+    elif not indented and _EXCEPTION.match(text):
+        kind = Kind.EXCEPTION
+    elif _TQDM.search(text):
+        kind = Kind.TQDM
+    elif _PY_WARNING.match(text):
+        kind = Kind.PY_WARNING
+    elif (f := _FLASHINFER.match(text)) is not None:
+        kind, level = Kind.LIBRARY, f["level"]
+    elif " NCCL " in text or text.startswith(_LIBRARY_PREFIXES):
+        kind = Kind.LIBRARY
+    return LogLine(text=text, kind=kind, message=text, rank=rank, level=level, source=source)

@@ -1,0 +1,316 @@
+"""Follow a log line by line: which startup, which stage per rank and overall, when, and what went wrong.
+
+Feed it every line in order (``feed``); it keeps, per startup, the furthest stage each rank reached, when
+each stage began, the numbers the log printed, and the problems: warnings SGLang survives and the fatal
+error that ended the server, summarised by the line that names the error (not the first frame).
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+
+from gdnconsole.sglang import events, logline
+from gdnconsole.sglang.events import Event
+from gdnconsole.sglang.logline import Kind
+from gdnconsole.sglang.stages import MAIN_STAGES, Severity, Stage
+
+MAIN = "main"  # the label of lines without a rank prefix that come from the main process
+SOLE_RANK = "TP0"  # scheduler lines without a prefix come from the only rank (tp = 1)
+
+# Kinds of lines that, after a startup has moved on, can only mean a new process is starting.
+_OPENERS = frozenset(
+    {
+        "args",
+        "notice_attention",
+        "notice_max_running",
+        "notice_spec_v2",
+        "notice_spec_v1",
+        "notice_draft_tokens",
+    }
+)
+_SUMMARY_MAX = 300
+
+
+@dataclass
+class Problem:
+    line: int
+    rank: str | None
+    stage: Stage
+    severity: Severity
+    summary: str
+    where: str | None = None  # the last traceback frame, for a bare `AssertionError`
+    last_line: int = 0  # the block's last line, for folding
+
+    def as_dict(self) -> dict[str, object]:
+        return {"line": self.line, "rank": self.rank, "stage": self.stage.label, "summary": self.summary}
+
+
+@dataclass
+class RankState:
+    label: str
+    stage: Stage = Stage.STARTING
+    started: dict[Stage, float] = field(default_factory=dict)  # first time each stage was seen
+    numbers: dict[str, float] = field(default_factory=dict)
+    weights_gb: float | None = None  # the target model's, from the first `Load weight end`
+    draft_weights_gb: float | None = None
+    seen: bool = False
+
+    def reach(self, stage: Stage, time: float | None) -> None:
+        if stage > self.stage or not self.seen:
+            self.stage = max(stage, self.stage)
+        self.seen = True
+        if time is not None and stage not in self.started:
+            self.started[stage] = time
+
+
+@dataclass
+class Startup:
+    index: int
+    first_line: int
+    ranks: dict[str, RankState] = field(default_factory=dict)
+    stage: Stage = Stage.STARTING
+    started: dict[Stage, float] = field(default_factory=dict)
+    last_time: float | None = None
+    problems: list[Problem] = field(default_factory=list)
+    accept_len: float | None = None
+    accept_rate: float | None = None
+    gen_throughput: float | None = None
+    port: int | None = None
+    pid: int | None = None
+    saw_args: bool = False
+    ended: bool = False  # the server stopped (fatal, or shut down)
+
+    @property
+    def fatal(self) -> Problem | None:
+        return next((p for p in self.problems if p.severity is Severity.FATAL), None)
+
+    @property
+    def warnings(self) -> list[Problem]:
+        return [p for p in self.problems if p.severity is Severity.WARNING]
+
+    @property
+    def ready(self) -> bool:
+        return self.stage >= Stage.READY and self.fatal is None
+
+    def rank(self, label: str) -> RankState:
+        state = self.ranks.get(label)
+        if state is None:
+            state = self.ranks[label] = RankState(label)
+        return state
+
+    def reach(self, stage: Stage, time: float | None) -> None:
+        self.stage = max(self.stage, stage)
+        if time is not None and stage not in self.started:
+            self.started[stage] = time
+        if stage >= Stage.LISTENING:
+            # uvicorn starts only once every scheduler is ready (FACTS §6): the ranks are all up.
+            for state in self.ranks.values():
+                state.stage = max(state.stage, stage)
+
+    def durations(self, *, include_current: bool = False) -> dict[str, float]:
+        """Seconds spent in each stage that has ended (and in the current one when asked)."""
+        return stage_durations(self.started, self.last_time if include_current else None)
+
+    def scheduler_ranks(self) -> dict[str, RankState]:
+        return {label: r for label, r in self.ranks.items() if label != MAIN}
+
+
+def stage_durations(started: dict[Stage, float], now: float | None) -> dict[str, float]:
+    ordered = sorted(started.items())
+    out: dict[str, float] = {}
+    for (stage, begin), (_, end) in itertools.pairwise(ordered):
+        out[stage.label] = round(max(0.0, end - begin), 3)
+    if now is not None and ordered:
+        stage, begin = ordered[-1]
+        if stage < Stage.READY:
+            out[stage.label] = round(max(0.0, now - begin), 3)
+    return out
+
+
+@dataclass
+class _Block:
+    """An open multi-line block: a traceback and its continuation lines, owned by the line that opened it."""
+
+    problem: Problem | None
+    opener: Event
+
+
+class StageTracker:
+    """Reads a log in order and keeps what each startup in it reached."""
+
+    def __init__(self) -> None:
+        self.startups: list[Startup] = []
+        self.lines = 0
+        self._block: _Block | None = None
+
+    @property
+    def current(self) -> Startup | None:
+        return self.startups[-1] if self.startups else None
+
+    def feed(self, text: str, line: int | None = None) -> list[Event]:
+        """Take one physical line (1-based ``line``; defaults to the next one); return its events."""
+        self.lines = line if line is not None else self.lines + 1
+        return [
+            self.feed_event(events.classify(logline.parse(part), self.lines))
+            for part in logline.split_glued(text)
+        ]
+
+    def feed_event(self, event: Event) -> Event:
+        kind = event.log.kind
+        if self._continues_block(kind):
+            self._continue_block(event)
+            return event
+        self._block = None
+        startup = self._startup_for(event)
+        if event.time is not None:
+            startup.last_time = event.time
+        self._apply(startup, event)
+        return event
+
+    # -- blocks --------------------------------------------------------------------------------------
+
+    def _continues_block(self, kind: Kind) -> bool:
+        if self._block is None or kind in (Kind.FRAMED, Kind.UVICORN, Kind.ACCESS, Kind.TQDM):
+            return False
+        return kind is not Kind.PY_WARNING
+
+    def _continue_block(self, event: Event) -> None:
+        assert self._block is not None
+        problem = self._block.problem
+        event.stage = None
+        if problem is None:
+            return
+        problem.last_line = event.line
+        if event.log.kind is Kind.EXCEPTION:
+            startup = self.current
+            if problem.severity is not Severity.WARNING:
+                problem.summary = _clip(event.log.message)
+                problem.line = event.line
+                event.severity = problem.severity
+                implied = events.exception_stage(event.log.message)
+                if implied is not None and startup is not None:
+                    self._reach(startup, problem.rank, implied, event.time)
+                    problem.stage = max(problem.stage, implied)
+        elif event.log.message.lstrip().startswith("File "):
+            problem.where = event.log.message.strip()
+
+    def _open_block(self, startup: Startup, event: Event) -> None:
+        severity = event.severity
+        if event.kind in ("traceback", "exception"):
+            # An uncaught exception printed by Python itself ends the process that printed it.
+            severity = Severity.WARNING if event.severity is Severity.WARNING else Severity.FATAL
+            event.severity = severity
+        problem = self._problem(startup, event, severity)
+        self._block = _Block(problem=problem, opener=event)
+
+    # -- startups and stages -------------------------------------------------------------------------
+
+    def _startup_for(self, event: Event) -> Startup:
+        startup = self.current
+        if startup is None or self._begins_new_startup(startup, event):
+            startup = Startup(index=len(self.startups), first_line=event.line)
+            self.startups.append(startup)
+        if event.kind == "args":
+            startup.saw_args = True
+        return startup
+
+    @staticmethod
+    def _begins_new_startup(startup: Startup, event: Event) -> bool:
+        if event.kind not in _OPENERS or event.log.rank is not None:
+            return False
+        if event.kind == "args":
+            return startup.saw_args or startup.stage > Stage.STARTING or startup.ended
+        return startup.stage > Stage.STARTING or startup.ended
+
+    def _label(self, event: Event) -> str:
+        if event.log.rank is not None:
+            return event.log.rank
+        stage = event.stage
+        if stage is not None and stage not in MAIN_STAGES:
+            return SOLE_RANK  # an unprefixed scheduler line: tp = 1
+        return MAIN
+
+    def _reach(self, startup: Startup, label: str | None, stage: Stage, time: float | None) -> None:
+        startup.reach(stage, time)
+        if label is not None and label != MAIN and stage not in MAIN_STAGES:
+            startup.rank(label).reach(stage, time)
+
+    def _apply(self, startup: Startup, event: Event) -> None:
+        stage = event.stage = _stage_in_context(startup, event)
+        label = self._label(event)
+        if stage is not None:
+            self._reach(startup, label, stage, event.time)
+        elif label != MAIN and event.log.rank is not None:
+            startup.rank(label).seen = True
+        self._record_numbers(startup, label, event)
+        if event.opens_block or event.kind in ("traceback", "exception", "py_warning"):
+            self._open_block(startup, event)
+        elif event.severity >= Severity.WARNING:
+            self._problem(startup, event, event.severity)
+
+    def _problem(self, startup: Startup, event: Event, severity: Severity) -> Problem | None:
+        if severity < Severity.WARNING:
+            return None
+        rank = event.log.rank
+        state_stage = startup.ranks[rank].stage if rank in startup.ranks else startup.stage
+        stage = max(state_stage, event.stage or Stage.STARTING)
+        summary = event.log.message.strip().removesuffix("Traceback (most recent call last):").rstrip(" :")
+        problem = Problem(
+            line=event.line,
+            rank=rank,
+            stage=stage,
+            severity=severity,
+            summary=_clip(summary or event.log.message),
+            last_line=event.line,
+        )
+        startup.problems.append(problem)
+        if severity is Severity.FATAL:
+            startup.ended = True
+        return problem
+
+    def _record_numbers(self, startup: Startup, label: str, event: Event) -> None:
+        numbers = event.numbers
+        if not numbers:
+            return
+        if event.kind == "decode_batch":
+            startup.gen_throughput = numbers.get("gen_throughput", startup.gen_throughput)
+            if "accept_len" in numbers:
+                startup.accept_len = numbers["accept_len"]
+                startup.accept_rate = numbers.get("accept_rate")
+        elif event.kind == "uvicorn_running":
+            startup.port = int(numbers["port"])
+        elif event.kind == "uvicorn_started":
+            startup.pid = int(numbers["pid"])
+        if label == MAIN:
+            return
+        state = startup.rank(label)
+        if event.kind == "load_end" and "weights_gb" in numbers:
+            if state.weights_gb is None:
+                state.weights_gb = numbers["weights_gb"]
+            else:
+                state.draft_weights_gb = numbers["weights_gb"]
+        if event.kind == "kv_alloc" and "kv_tokens" in numbers and "kv_tokens" in state.numbers:
+            numbers = {**numbers, "kv_tokens": state.numbers["kv_tokens"]}  # the draft's pool repeats it
+        state.numbers.update(numbers)
+
+
+def _stage_in_context(startup: Startup, event: Event) -> Stage | None:
+    """Batch and access lines mean warm-up before `ready` and serving after it."""
+    if event.kind == "decode_batch":
+        return Stage.SERVING  # warm-up never decodes long enough to log a Decode line
+    if event.kind == "deprecated_endpoint":  # the warm-up's GET /get_model_info on older versions
+        return Stage.WARMUP if Stage.LISTENING <= startup.stage < Stage.READY else None
+    if event.kind in ("prefill_batch", "access"):
+        if startup.stage >= Stage.READY:
+            return Stage.SERVING
+        if startup.stage >= Stage.LISTENING:
+            return Stage.WARMUP
+        # An excerpt that begins mid-stream: a Prefill line proves the server was serving.
+        return Stage.SERVING if event.kind == "prefill_batch" else None
+    return event.stage
+
+
+def _clip(text: str) -> str:
+    text = text.strip()
+    return text if len(text) <= _SUMMARY_MAX else text[: _SUMMARY_MAX - 1] + "…"
