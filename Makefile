@@ -18,6 +18,7 @@ lint: $(STAMP)
 	$(BIN)/ruff check gdnconsole tests bench
 	$(BIN)/ruff format --check gdnconsole tests bench
 	$(BIN)/mypy
+	cd gdnconsole/sim && ../../$(BIN)/mypy --config-file mypy.ini -p gdnsim -p sglang -m pynvml
 
 test: lint
 	$(BIN)/pytest

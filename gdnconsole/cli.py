@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import signal
 import socket
 import sys
 from typing import Any, NoReturn
@@ -219,7 +220,10 @@ def demo_cmd(profile_name: str | None, scenario: str | None, speed: float | None
         log=log,
         out=sys.stdout,
     )
-    click.echo(f"-- server exited with code {code}")
+    if code < 0:
+        click.echo(f"-- server ended by {signal.Signals(-code).name}")
+    else:
+        click.echo(f"-- server exited with code {code}")
 
 
 main.add_command(log_group)

@@ -970,27 +970,36 @@ rule(
         scope=Scope.ANY,
         stage=Stage.GRAPH,
     ),
-    # 0.5.14+ wording.
-    Form(
-        "{role}_{phase}_graph_begin",
-        "Capture {target/draft} {decode/verify/prefill/extend} CUDA graph begin. backend=…, …,"
-        " avail mem={:.2f} GB",
-        _rx(rf"Capture\ {GRAPH_523}\ begin\.\ backend=[^,\s]+,\ {KEYVALS}avail\ mem={F2}\ GB"),
-        first=(0, 5, 13),
-        scope=Scope.RANK,
-        stage=Stage.GRAPH,
-    ),
-    Form(
-        "{role}_{phase}_graph_end",
-        "Capture {target/draft} {…} CUDA graph end. [bs=[…], ]elapsed={:.2f} s, mem usage={:.2f} GB, "
-        "avail mem={:.2f} GB.",
-        _rx(
-            rf"""Capture\ {GRAPH_523}\ end\.\ {KEYVALS}elapsed={F2}\ s,
-                 \ mem\ usage={F2}\ GB,\ avail\ mem={F2}\ GB\."""
-        ),
-        first=(0, 5, 13),
-        scope=Scope.RANK,
-        stage=Stage.GRAPH,
+    # 0.5.14+ wording. Target graphs are logged by every rank (cuda_graph_setup.py:684-696, 758, 787 in
+    # 0.5.23); draft graphs only by rank 0 (eagle_worker_v2.py:513-654 use log_info_on_rank0).
+    *(
+        form
+        for role, scope in (("target", Scope.RANK), ("draft", Scope.RANK0))
+        for form in (
+            Form(
+                f"{role}_{{phase}}_graph_begin",
+                f"Capture {role} {{decode/verify/prefill/extend}} CUDA graph begin. backend=…, …,"
+                " avail mem={:.2f} GB",
+                _rx(
+                    rf"Capture\ {GRAPH_523.replace('target|draft', role)}\ begin\.\ backend=[^,\s]+,\ {KEYVALS}avail\ mem={F2}\ GB"
+                ),
+                first=(0, 5, 13),
+                scope=scope,
+                stage=Stage.GRAPH,
+            ),
+            Form(
+                f"{role}_{{phase}}_graph_end",
+                f"Capture {role} {{…}} CUDA graph end. [bs=[…], ]elapsed={{:.2f}} s, mem usage={{:.2f}} GB, "
+                "avail mem={:.2f} GB.",
+                _rx(
+                    rf"""Capture\ {GRAPH_523.replace("target|draft", role)}\ end\.\ {KEYVALS}elapsed={F2}\ s,
+                         \ mem\ usage={F2}\ GB,\ avail\ mem={F2}\ GB\."""
+                ),
+                first=(0, 5, 13),
+                scope=scope,
+                stage=Stage.GRAPH,
+            ),
+        )
     ),
 )
 # ---- scheduler ready, §2.1 row 8 ---------------------------------------------------------------------
@@ -1001,22 +1010,14 @@ rule(
     "sched_ready",
     r"max_total_num_tokens=",
     "§2.1 row 8",
-    # FACTS says "per rank", but 0.5.11's scheduler.py:762 prints it under `if self.tp_rank == 0`.
+    # FACTS says "per rank", but it is printed under `if tp_rank == 0` (0.5.11 scheduler.py:762,
+    # 0.5.23 scheduler.py:1267).
     Form(
         "sched_ready",
         "max_total_num_tokens={n}, chunked_prefill_size={n}, max_prefill_tokens={n}, "
         "max_running_requests={n}, context_len={n}, available_gpu_mem={:.2f} GB",
         _rx(SCHED_READY),
-        last=(0, 5, 22),
         scope=Scope.RANK0,
-        stage=Stage.READY,
-    ),
-    Form(
-        "sched_ready",
-        "max_total_num_tokens={n}, … available_gpu_mem={:.2f} GB",
-        _rx(SCHED_READY),
-        first=(0, 5, 23),
-        scope=Scope.RANK,
         stage=Stage.READY,
     ),
     Form(
@@ -1210,6 +1211,13 @@ TRACEBACK_LINE_RES = [
     re.compile(r"The above exception was the direct cause of the following exception:"),
     re.compile(r"During handling of the above exception, another exception occurred:"),
     re.compile(r"\s+\S.*"),  # `  File "…", line N, in f`, code lines, `^^^^` markers, indented message lines
+    # torch's CUDA error message continues on unindented lines (c10/cuda/CUDAException.cpp).
+    re.compile(
+        r"CUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace"
+        r" below might be incorrect\."
+    ),
+    re.compile(r"For debugging consider passing CUDA_LAUNCH_BLOCKING=1"),
+    re.compile(r"Compile with `TORCH_USE_CUDA_DSA` to enable device-side assertions\."),
 ]
 EXCEPTION_NAME = r"(?:[A-Za-z_]\w*\.)*(?:[A-Z]\w*(?:Error|Exception|Warning|Interrupt|Exit)|Exception)"
 EXCEPTION_RE = re.compile(rf"(?P<name>{EXCEPTION_NAME})(?::\ (?P<message>.*))?", re.VERBOSE)
@@ -1296,6 +1304,10 @@ FLASHINFER_RE = re.compile(
 )
 TRANSFORMERS_RE = re.compile(r"\[transformers\] .*")
 TORCHCODEC_END = "[end of libtorchcodec loading traceback]."
+# torchcodec's loader (torchcodec/_internally_replaced_utils.py:106-110 in 0.11.1) frames one traceback
+# per FFmpeg version it tried between these markers.
+TORCHCODEC_START = "[start of libtorchcodec loading traceback]"
+TORCHCODEC_VERSION_RE = re.compile(r"FFmpeg version \d+:")
 RAY_RE = re.compile(r"\((?P<actor>\w+) pid=\d+(?:, ip=[\d.]+)?\) (?P<rest>.*)", re.DOTALL)  # §1.2, unverified
 
 
@@ -1491,7 +1503,7 @@ def _parse_unframed(line: str, version: Version | None) -> ParsedLine:
     if flashinfer := FLASHINFER_RE.fullmatch(line):
         _parse_timestamp(flashinfer["date"], flashinfer["time"], None, line)
         return ParsedLine(LineKind.FLASHINFER, line)
-    if line == TORCHCODEC_END:
+    if line in (TORCHCODEC_START, TORCHCODEC_END) or TORCHCODEC_VERSION_RE.fullmatch(line):
         return ParsedLine(LineKind.TORCHCODEC, line)
     if any(regex.fullmatch(line) for regex in TRACEBACK_LINE_RES):
         return ParsedLine(LineKind.TRACEBACK, line)

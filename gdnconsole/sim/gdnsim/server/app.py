@@ -1,0 +1,372 @@
+"""SGLang's HTTP endpoints (FACTS §6) over the simulated scheduler: health, model and server info, the
+native ``/generate`` used by the warm-up, ``/flush_cache`` and OpenAI ``/v1/chat/completions``."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import gdnsim.config as config
+from gdnsim.server import args_dump, generation, timeline
+from gdnsim.server.batching import Batcher, Running
+from gdnsim.server.http import Request, Response
+from gdnsim.server.logwriter import LogWriter
+from gdnsim.server.models import describe
+
+STARTING, UP, UNHEALTHY = "Starting", "Up", "UnHealthy"  # 511 ServerStatus
+Route = Callable[[Request], Awaitable[Response]]
+
+
+@dataclass
+class ServerState:
+    args: Any  # the resolved ServerArgs
+    ready: list[dict[str, Any]]  # what each rank reported
+    log: LogWriter
+    batcher: Batcher
+    on_generate: Callable[[], None]  # the first generation installs SGLang's signal handlers
+    on_first_real_request: Callable[[], None]
+    cfg: config.SimConfig = field(default_factory=config.load)
+    status: str = STARTING
+    draining: bool = False
+    real_requests: int = 0
+    started: float = field(default_factory=time.time)
+
+    @property
+    def model_name(self) -> str:
+        return str(self.args.served_model_name or self.args.model_path)
+
+
+class App:
+    def __init__(self, state: ServerState) -> None:
+        self.state = state
+        self.routes: dict[tuple[str, str], Route] = {}
+        for method in ("GET", "POST"):
+            for path in ("/health", "/health_generate"):
+                self.routes[(method, path)] = self.health
+            self.routes[(method, "/flush_cache")] = self.flush_cache
+        self.routes[("GET", "/model_info")] = self.model_info
+        self.routes[("GET", "/get_model_info")] = self.get_model_info
+        self.routes[("GET", "/server_info")] = self.server_info
+        self.routes[("GET", "/get_server_info")] = self.server_info
+        self.routes[("GET", "/v1/models")] = self.models
+        self.routes[("GET", "/ping")] = self.ping
+        self.routes[("GET", "/metrics")] = self.metrics
+        self.routes[("POST", "/generate")] = self.generate
+        self.routes[("POST", "/freeze_gc")] = self.ping
+        self.routes[("POST", "/v1/chat/completions")] = self.chat_completions
+
+    async def __call__(self, request: Request) -> Response:
+        route = self.routes.get((request.method, request.path))
+        if route is None:
+            known = any(path == request.path for _, path in self.routes)
+            return Response.json(
+                {"detail": "Method Not Allowed" if known else "Not Found"}, 405 if known else 404
+            )
+        if not self._authorized(request):
+            return Response.json({"error": "Unauthorized"}, 401)
+        return await route(request)
+
+    def _authorized(self, request: Request) -> bool:
+        """``--api-key`` wants ``Authorization: Bearer KEY``; health and metrics stay open
+        (511 add_api_key_middleware)."""
+        key = self.state.args.api_key
+        if not key or request.path.startswith(("/health", "/metrics")):
+            return True
+        return request.headers.get("authorization", "") == f"Bearer {key}"
+
+    # --- health ------------------------------------------------------------------------------------------
+
+    async def health(self, request: Request) -> Response:
+        """511 http_server.py:506-578: 503 while starting or draining, else a 1-token generation."""
+        state = self.state
+        if state.draining:
+            state.log.info("Health check request received during shutdown. Returning 503.")
+            return Response(503)
+        if state.status == STARTING:
+            return Response(503)
+        if state.cfg.scenario == "health-fail" or state.status == UNHEALTHY:
+            return await self._health_timeout()
+        if state.batcher.running:
+            return Response(200)  # busy: a running request proves liveness
+        state.on_generate()
+        running = state.batcher.submit(f"HEALTH_CHECK_{uuid.uuid4().hex}", 1, [("content", "")])
+        await _drain(running)
+        return Response(200)
+
+    async def _health_timeout(self) -> Response:
+        tic = time.strftime("%H:%M:%S")
+        await asyncio.sleep(timeline.span("health_timeout"))
+        self.state.status = UNHEALTHY
+        self.state.log.error(
+            "Health check failed. Server couldn't get a response from detokenizer for last 20 seconds. "
+            f"tic start time: {tic}. last_heartbeat time: {_clock(self.state.started)}"
+        )
+        return Response(503)
+
+    async def ping(self, request: Request) -> Response:
+        return Response(200)
+
+    # --- information ---------------------------------------------------------------------------------------
+
+    async def model_info(self, request: Request) -> Response:
+        spec = describe(self.state.args.model_path)
+        info: dict[str, Any] = {
+            "model_path": self.state.args.model_path,
+            "tokenizer_path": self.state.args.tokenizer_path,
+            "is_generation": True,
+            "preferred_sampling_params": None,
+            "weight_version": "default",
+            "has_image_understanding": spec.arch.endswith("ForConditionalGeneration"),
+            "has_audio_understanding": False,
+            "model_type": spec.model_type,
+            "architectures": [spec.arch],
+        }
+        return Response.json(info)
+
+    async def get_model_info(self, request: Request) -> Response:
+        self.state.log.warning(
+            "Endpoint '/get_model_info' is deprecated and will be removed in a future version. "
+            "Please use '/model_info' instead."
+        )
+        return await self.model_info(request)
+
+    async def server_info(self, request: Request) -> Response:
+        state = self.state
+        info: dict[str, Any] = dict(args_dump.values(state.args))
+        rank0 = state.ready[0]
+        internal: dict[str, Any] = {
+            "last_gen_throughput": round(state.batcher.last_gen_throughput, 2),
+            "memory_usage": {
+                "weight": round(rank0["weight_gib"], 2),
+                "kvcache": round(rank0["kv_gib"], 2),
+                "token_capacity": rank0["max_total_num_tokens"],
+                "graph": round(rank0["graph_gib"], 2),
+            },
+        }
+        if state.batcher.avg_accept_length is not None:
+            internal = {"avg_spec_accept_length": round(state.batcher.avg_accept_length, 4), **internal}
+        info["max_total_num_tokens"] = rank0["max_total_num_tokens"]
+        info["internal_states"] = [internal]
+        info["version"] = state.cfg.sglang
+        return Response.json(info)
+
+    async def models(self, request: Request) -> Response:
+        name = self.state.model_name
+        card = {
+            "id": name,
+            "object": "model",
+            "created": int(self.state.started),
+            "owned_by": "sglang",
+            "root": name,
+            "parent": None,
+            "max_model_len": self.state.ready[0]["context_len"],
+        }
+        return Response.json({"object": "list", "data": [card]})
+
+    async def metrics(self, request: Request) -> Response:
+        if not self.state.args.enable_metrics:
+            return Response.json({"detail": "Not Found"}, 404)
+        name = self.state.model_name
+        lines = [f'sglang:num_running_reqs{{model_name="{name}"}} {len(self.state.batcher.running)}']
+        if self.state.batcher.avg_accept_length is not None:
+            lines.append(
+                f'sglang:spec_accept_length{{model_name="{name}"}} {self.state.batcher.avg_accept_length}'
+            )
+        return Response.text("\n".join(lines) + "\n")
+
+    async def flush_cache(self, request: Request) -> Response:
+        if self.state.batcher.running:
+            return Response.text(
+                "Cache not flushed. Please check backend logs for more details. (When there are running or "
+                "waiting requests, the operation will not be performed.)",
+                400,
+            )
+        self.state.log.info("Cache flushed successfully!")
+        return Response.text(
+            "Cache flushed.\nPlease check backend logs for more details. (When there are running or waiting "
+            "requests, the operation will not be performed.)"
+        )
+
+    # --- generation ----------------------------------------------------------------------------------------
+
+    def _admit(
+        self, messages: object, prompt_tokens: int, tokens: list[tuple[str, str]], warmup: bool
+    ) -> Running | None:
+        """Hand a request to the scheduler; None when it will never be answered (a fault scenario)."""
+        state = self.state
+        state.on_generate()
+        if warmup:
+            return state.batcher.submit(uuid.uuid4().hex, prompt_tokens, tokens)
+        state.real_requests += 1
+        if state.cfg.scenario == "health-fail":
+            return None
+        running = state.batcher.submit(uuid.uuid4().hex, prompt_tokens, tokens)
+        if state.real_requests == 1:
+            state.on_first_real_request()  # crash-serving: after the Prefill line, as SGLang would
+        return None if state.cfg.scenario == "crash-serving" else running
+
+    async def generate(self, request: Request) -> Response:
+        """Native ``/generate``: ``{"text": …, "sampling_params": {"max_new_tokens": …}}``."""
+        if self.state.draining:
+            return Response.json({"error": {"message": "The server is shutting down."}}, 503)
+        body = _body(request)
+        params = body.get("sampling_params") or {}
+        completion = generation.complete(body.get("text"), params.get("max_new_tokens", 128), thinking=False)
+        prompt_tokens = generation.count_prompt_tokens(body.get("text"))
+        warmup = request.headers.get("user-agent", "").startswith("python-requests")
+        running = self._admit(body.get("text"), prompt_tokens, completion.tokens, warmup)
+        if running is None:
+            await asyncio.Event().wait()
+        assert running is not None
+        text = "".join(t for _, t in await _drain(running))
+        meta = {
+            "id": running.rid,
+            "finish_reason": {"type": completion.finish_reason},
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": running.generated,
+            "cached_tokens": 0,
+            "weight_version": "default",
+        }
+        if self.state.batcher.spec_steps:
+            meta["spec_verify_ct"] = self.state.batcher.verify_ct
+        return Response.json({"text": text, "output_ids": list(range(running.generated)), "meta_info": meta})
+
+    async def chat_completions(self, request: Request) -> Response:
+        if self.state.draining:
+            return Response.json({"error": {"message": "The server is shutting down."}}, 503)
+        try:
+            body = _body(request)
+            messages = body["messages"]
+        except (ValueError, KeyError, TypeError):
+            return Response.json(
+                {
+                    "object": "error",
+                    "message": "messages is required",
+                    "type": "BadRequestError",
+                    "param": None,
+                    "code": 400,
+                },
+                400,
+            )
+        kwargs = body.get("chat_template_kwargs") or {}
+        thinking = bool(self.state.args.reasoning_parser) and kwargs.get("enable_thinking", True) is not False
+        max_tokens = body.get("max_completion_tokens", body.get("max_tokens"))
+        completion = generation.complete(messages, max_tokens, thinking)
+        prompt_tokens = generation.count_prompt_tokens(messages)
+        running = self._admit(messages, prompt_tokens, completion.tokens, warmup=False)
+        chat = ChatStream(self.state.model_name, running, prompt_tokens, completion.finish_reason)
+        if body.get("stream"):
+            include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
+            return Response(200, content_type="text/event-stream", stream=chat.sse(include_usage))
+        return Response.json(await chat.whole())
+
+
+class ChatStream:
+    """One chat completion, as SSE chunks or as one response (511 serving_chat.py)."""
+
+    def __init__(self, model: str, running: Running | None, prompt_tokens: int, finish_reason: str) -> None:
+        self.model = model
+        self.running = running
+        self.rid = running.rid if running else uuid.uuid4().hex
+        self.prompt_tokens = prompt_tokens
+        self.finish_reason = finish_reason
+        self.created = int(time.time())
+
+    def _chunk(self, delta: dict[str, Any], finish: str | None = None) -> bytes:
+        choice = {"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish, "matched_stop": None}
+        payload = {
+            "id": self.rid,
+            "object": "chat.completion.chunk",
+            "created": self.created,
+            "model": self.model,
+            "choices": [choice],
+            "usage": None,
+        }
+        return b"data: " + json.dumps(payload).encode() + b"\n\n"
+
+    def _usage(self, completion_tokens: int) -> dict[str, Any]:
+        return {
+            "prompt_tokens": self.prompt_tokens,
+            "total_tokens": self.prompt_tokens + completion_tokens,
+            "completion_tokens": completion_tokens,
+            "prompt_tokens_details": None,
+        }
+
+    async def sse(self, include_usage: bool) -> AsyncIterator[bytes]:
+        if self.running is None:
+            await asyncio.Event().wait()  # accepted, never answered
+        assert self.running is not None
+        try:
+            yield self._chunk({"role": "assistant", "content": ""})
+            while (piece := await self.running.out.get()) is not None:
+                for kind, text in piece:
+                    yield self._chunk({kind: text})
+            yield self._chunk({}, self.finish_reason)
+            if include_usage:
+                usage = {
+                    "id": self.rid,
+                    "object": "chat.completion.chunk",
+                    "created": self.created,
+                    "model": self.model,
+                    "choices": [],
+                    "usage": self._usage(self.running.generated),
+                }
+                yield b"data: " + json.dumps(usage).encode() + b"\n\n"
+            yield b"data: [DONE]\n\n"
+        finally:
+            if self.running.pending:
+                self.running.pending.clear()  # the client left: stop generating for it
+
+    async def whole(self) -> dict[str, Any]:
+        if self.running is None:
+            await asyncio.Event().wait()
+        assert self.running is not None
+        pieces = await _drain(self.running)
+        content = "".join(t for kind, t in pieces if kind == "content")
+        reasoning = "".join(t for kind, t in pieces if kind == "reasoning_content") or None
+        message = {
+            "role": "assistant",
+            "content": content,
+            "reasoning_content": reasoning,
+            "tool_calls": None,
+        }
+        choice = {
+            "index": 0,
+            "message": message,
+            "logprobs": None,
+            "finish_reason": self.finish_reason,
+            "matched_stop": None,
+        }
+        return {
+            "id": self.rid,
+            "object": "chat.completion",
+            "created": self.created,
+            "model": self.model,
+            "choices": [choice],
+            "usage": self._usage(self.running.generated),
+            "metadata": {"weight_version": "default"},
+        }
+
+
+async def _drain(running: Running) -> list[tuple[str, str]]:
+    """Every token of a request, once it finishes."""
+    tokens: list[tuple[str, str]] = []
+    while (piece := await running.out.get()) is not None:
+        tokens.extend(piece)
+    return tokens
+
+
+def _clock(moment: float) -> str:
+    return time.strftime("%H:%M:%S", time.localtime(moment))
+
+
+def _body(request: Request) -> dict[str, Any]:
+    body = request.json()
+    if not isinstance(body, dict):
+        raise ValueError("JSON object expected")
+    return body
