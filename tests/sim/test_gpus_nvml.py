@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 import json
 import os
 import re
@@ -10,12 +9,12 @@ import subprocess
 import sys
 import sysconfig
 import textwrap
-from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from gdnconsole.simhost import SIM_DIR
+from tests.simmodules import import_sim
 
 if TYPE_CHECKING:
     from tests.conftest import SimHost, SimHostFactory
@@ -26,16 +25,7 @@ UUID = re.compile(r"^GPU-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f
 REAL_PYNVML = os.path.join(sysconfig.get_paths()["purelib"], "pynvml.py")  # nvidia-ml-py
 
 
-def _import_sim(name: str) -> ModuleType:
-    """Import a simulator module without leaving its directory (and its stand-in pynvml) on sys.path."""
-    sys.path.insert(0, str(SIM_DIR))
-    try:
-        return importlib.import_module(name)
-    finally:
-        sys.path.remove(str(SIM_DIR))
-
-
-gpustate = _import_sim("gdnsim.gpustate")
+gpustate = import_sim("gdnsim.gpustate")
 
 
 def on_host(host: SimHost, code: str) -> Any:

@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-import importlib
 import os
 import shutil
 import subprocess
 import sys
-from types import ModuleType
 from typing import TYPE_CHECKING
 
 import pytest
 
 from gdnconsole.simhost import SIM_DIR
+from tests.simmodules import import_sim
 
 if TYPE_CHECKING:
     from tests.conftest import SimHost, SimHostFactory
@@ -24,16 +23,7 @@ NO_DRIVER = (
 )
 
 
-def _import_sim(name: str) -> ModuleType:
-    """Import a simulator module without leaving its directory (and its stand-in pynvml) on sys.path."""
-    sys.path.insert(0, str(SIM_DIR))
-    try:
-        return importlib.import_module(name)
-    finally:
-        sys.path.remove(str(SIM_DIR))
-
-
-gpustate = _import_sim("gdnsim.gpustate")
+gpustate = import_sim("gdnsim.gpustate")
 
 
 def smi(host: SimHost, *args: str, shebang: bool = False) -> subprocess.CompletedProcess[str]:

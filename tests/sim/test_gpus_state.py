@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 import json
 import os
 import select
@@ -12,12 +11,11 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from types import ModuleType
 from typing import TYPE_CHECKING
 
 import pytest
 
-from gdnconsole.simhost import SIM_DIR
+from tests.simmodules import import_sim
 
 if TYPE_CHECKING:
     from tests.conftest import SimHost, SimHostFactory
@@ -26,16 +24,7 @@ BASELINE = 4
 NO_SUCH_PID = 4_194_305  # above the kernel's largest pid_max (2**22): /proc never has it
 
 
-def _import_sim(name: str) -> ModuleType:
-    """Import a simulator module without leaving its directory (and its stand-in pynvml) on sys.path."""
-    sys.path.insert(0, str(SIM_DIR))
-    try:
-        return importlib.import_module(name)
-    finally:
-        sys.path.remove(str(SIM_DIR))
-
-
-gpustate = _import_sim("gdnsim.gpustate")
+gpustate = import_sim("gdnsim.gpustate")
 
 Hold = Callable[..., subprocess.Popen[str]]
 

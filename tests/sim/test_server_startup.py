@@ -4,18 +4,14 @@ from __future__ import annotations
 
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from test_server_harness import CT129, Server, Servers, alive, cmdline, servers_fixture, wait_until
 
-from gdnconsole.simhost import SIM_DIR
+from tests.simmodules import import_sim
 
-if str(SIM_DIR) not in sys.path:
-    sys.path.insert(0, str(SIM_DIR))
-
-from gdnsim.gpustate import Ledger
+Ledger = import_sim("gdnsim.gpustate").Ledger
 
 TS = r"\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d"
 
