@@ -9,6 +9,7 @@ import errno
 import os
 import signal
 import sys
+from collections.abc import Coroutine
 from http import HTTPStatus
 from typing import Any
 
@@ -30,6 +31,7 @@ class Server:
         self.loop = asyncio.get_running_loop()
         self.stopped = self.loop.create_future()
         self.handlers_installed = False
+        self.tasks: set[asyncio.Task[None]] = set()  # the loop keeps only weak references to tasks
         steps = args.speculative_num_steps if args.speculative_algorithm else None
         batcher = Batcher(
             send_tp0=lambda cmd: group.send(group.tp0, cmd),
@@ -43,6 +45,12 @@ class Server:
         )
         batcher.tokens_per_s = max(self.state.cfg.tokens_per_s, 0.1)
         self.http = HttpServer(App(self.state), self.access_log)
+
+    def spawn(self, coro: Coroutine[Any, Any, None]) -> None:
+        """Run ``coro`` as a task that cannot be garbage-collected before it ends."""
+        task = self.loop.create_task(coro)
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
 
     def access_log(self, request: Request, status: int) -> None:
         self.log.access(
@@ -70,7 +78,7 @@ class Server:
         self.log.uvicorn(
             f"Uvicorn running on http://{self.args.host}:{self.args.port} (Press CTRL+C to quit)"
         )
-        self.loop.create_task(self.warm_up())
+        self.spawn(self.warm_up())
         await self.stopped
 
     async def bind(self) -> None:
@@ -115,7 +123,7 @@ class Server:
         self.handlers_installed = True
         self.loop.add_signal_handler(signal.SIGTERM, self.sigterm)
         self.loop.add_signal_handler(signal.SIGQUIT, self.sigquit)
-        self.loop.create_task(self.sigterm_watchdog())
+        self.spawn(self.sigterm_watchdog())
 
     def sigterm(self) -> None:
         self.log.warning("SIGTERM received. signum=None frame=None. Draining requests and shutting down...")
