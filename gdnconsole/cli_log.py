@@ -92,3 +92,19 @@ def summarize_cmd(file: Path, as_json: bool) -> None:
         click.echo(json.dumps(data))
         return
     Console(highlight=False).print(render(data))
+
+
+@log_group.command("view")
+@click.argument("file", type=click.Path(path_type=Path))
+@click.option("--follow", "-f", is_flag=True, help="Follow the file as it grows (like tail -f).")
+def view_cmd(file: Path, follow: bool) -> None:
+    """Browse FILE: lines coloured by startup stage, tracebacks folded, the stage timeline beside it."""
+    try:
+        logscan.check_readable(file)
+    except logscan.LogReadError as exc:
+        click.echo(f"gdnconsole: error: {exc}", err=True)
+        sys.exit(2)
+    # Imported here: Textual takes a moment to import and the other log commands do not need it.
+    from gdnconsole.ui.logscreen import run_log_view
+
+    run_log_view(file, follow=follow)

@@ -1,0 +1,70 @@
+"""The help screen: every key of the screen below it, with its description and binding id."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import ClassVar
+
+from rich.style import Style
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+Section = tuple[str, Sequence[BindingType]]
+
+
+def key_label(binding: Binding) -> str:
+    """Every key of a binding (the footer shows one short label; help shows them all)."""
+    names = {"question_mark": "?", "slash": "/", "pageup": "PgUp", "pagedown": "PgDn"}
+    return ", ".join(names.get(k, k) for k in binding.key.split(","))
+
+
+def bindings_table(sections: Iterable[Section]) -> Table:
+    table = Table(box=None, pad_edge=False, show_header=True, header_style="bold", expand=True)
+    table.add_column("key", no_wrap=True)
+    table.add_column("does")
+    table.add_column("id", style="dim", no_wrap=True)
+    for title, bindings in sections:
+        table.add_row(Text(title, style=Style(bold=True, underline=True)), "", "")
+        for binding in bindings:
+            if isinstance(binding, Binding):
+                table.add_row(Text(key_label(binding)), Text(binding.description), Text(binding.id or ""))
+    return table
+
+
+class HelpScreen(ModalScreen[None]):
+    """Lists the bindings it is given; any of escape, q, ? or F1 closes it."""
+
+    DEFAULT_CSS = """
+    HelpScreen {
+        align: center middle;
+    }
+    HelpScreen > VerticalScroll {
+        width: 80;
+        max-height: 90%;
+        height: auto;
+        background: $panel;
+        border: round $primary;
+        padding: 0 1;
+    }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,q,question_mark,f1", "close", "Close help", id="help.close"),
+    ]
+
+    def __init__(self, sections: Sequence[Section]) -> None:
+        super().__init__()
+        self.sections = sections
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll():
+            yield Static(Text("Keys", style="bold"))
+            yield Static(bindings_table(self.sections), id="help-table")
+
+    def action_close(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,192 @@
+"""The stage timeline: where the last startup in a log got to, how long each stage took, what failed.
+
+``timeline_data`` takes a snapshot of the tracker's startups (in the worker that fed it); the widget
+only renders snapshots it is given.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich.style import Style
+from rich.text import Text
+from textual.widgets import Static
+
+from gdnconsole.sglang.stages import Severity, Stage
+from gdnconsole.sglang.tracker import Startup
+from gdnconsole.ui.theme import LogPalette
+
+
+@dataclass(frozen=True, slots=True)
+class Fatal:
+    line: int  # 0-based
+    rank: str | None
+    stage: Stage
+    summary: str
+
+
+@dataclass(frozen=True, slots=True)
+class TimelineData:
+    index: int  # 0-based startup number
+    count: int
+    stage: Stage
+    durations: dict[str, float]
+    ranks: tuple[tuple[str, Stage], ...]
+    fatal: Fatal | None
+    warnings: int
+    weights_gb: float | None
+    kv_tokens: float | None
+    avail_gb: float | None
+    gen_throughput: float | None
+    accept_len: float | None
+
+
+def timeline_data(startups: list[Startup]) -> TimelineData | None:
+    """A snapshot of the last startup (call with the tracker's lock held)."""
+    if not startups:
+        return None
+    s = startups[-1]
+    ranks = s.scheduler_ranks()
+    first = ranks[sorted(ranks)[0]] if ranks else None
+    fatal = s.fatal
+    return TimelineData(
+        index=s.index,
+        count=len(startups),
+        stage=s.stage,
+        durations=s.durations(include_current=True),
+        ranks=tuple((label, r.stage) for label, r in sorted(ranks.items())),
+        fatal=Fatal(fatal.line - 1, fatal.rank, fatal.stage, fatal.summary) if fatal else None,
+        warnings=len(s.warnings),
+        weights_gb=first.weights_gb if first else None,
+        kv_tokens=first.numbers.get("kv_tokens") if first else None,
+        avail_gb=first.numbers.get("avail_gb") if first else None,
+        gen_throughput=s.gen_throughput,
+        accept_len=s.accept_len,
+    )
+
+
+def render_timeline(data: TimelineData | None, palette: LogPalette, *, status: str = "") -> Text:
+    """The timeline as text (built from strings, never markup: summaries come from the log)."""
+    out = Text(no_wrap=False, overflow="fold")
+    if data is None:
+        out.append(status or "reading the log…", palette.dim)
+        return out
+    out.append(f"startup {data.index + 1}/{data.count}", Style(bold=True))
+    if status:
+        out.append(f"  {status}", palette.dim)
+    out.append("\n")
+    _state_line(out, data, palette)
+    out.append("\n")
+    for stage in Stage:
+        _stage_line(out, data, stage, palette)
+    if len(data.ranks) > 1:
+        out.append("\nranks\n", Style(bold=True))
+        for label, stage in data.ranks:
+            out.append(f" {label}", palette.rank_style(label))
+            out.append(f" {stage.label}\n", palette.stages[stage])
+    _numbers(out, data)
+    if data.fatal is not None:
+        _fatal(out, data.fatal, palette)
+    return out
+
+
+def _state_line(out: Text, data: TimelineData, palette: LogPalette) -> None:
+    if data.fatal is not None:
+        out.append(f"✖ failed in {data.fatal.stage.label}\n", palette.severities[Severity.FATAL])
+    elif data.stage >= Stage.READY:
+        out.append(f"● {data.stage.label}\n", palette.stages[Stage.READY] + Style(bold=True))
+    else:
+        out.append(f"◐ {data.stage.label}…\n", palette.stages[data.stage])
+    if data.warnings:
+        out.append(
+            f"{data.warnings} warning{'s' if data.warnings != 1 else ''}\n",
+            palette.severities[Severity.WARNING],
+        )
+
+
+def _stage_line(out: Text, data: TimelineData, stage: Stage, palette: LogPalette) -> None:
+    seconds = data.durations.get(stage.label)
+    current = stage == data.stage
+    reached = stage <= data.stage
+    mark = "▶" if current else ("✓" if reached else " ")
+    style = palette.stages[stage] if reached else palette.dim
+    if current:
+        style = style + Style(bold=True, reverse=True)
+    elif data.fatal is not None and stage == data.fatal.stage:
+        style = palette.severities[Severity.FATAL]
+    time = "" if seconds is None else _seconds(seconds)
+    out.append(f"{mark} {stage.label:<16}{time:>7}", style)
+    out.append("\n")
+
+
+def _seconds(value: float) -> str:
+    if value >= 3600:
+        return f"{value / 3600:.1f}h"
+    if value >= 100:
+        return f"{value / 60:.1f}m"
+    return f"{value:.1f}s"
+
+
+def _numbers(out: Text, data: TimelineData) -> None:
+    rows: list[tuple[str, str]] = []
+    if data.weights_gb is not None:
+        rows.append(("weights", f"{data.weights_gb:.2f} GB"))
+    if data.kv_tokens is not None:
+        rows.append(("KV", f"{int(data.kv_tokens):,} tok"))
+    if data.avail_gb is not None:
+        rows.append(("avail", f"{data.avail_gb:.2f} GB"))
+    if data.gen_throughput is not None:
+        rows.append(("gen", f"{data.gen_throughput:.1f} tok/s"))
+    if data.accept_len is not None:
+        rows.append(("accept len", f"{data.accept_len:.2f}"))
+    if not rows:
+        return
+    out.append("\nper rank\n" if data.ranks else "\n", Style(bold=True))
+    for name, value in rows:
+        out.append(f" {name:<11}{value}\n")
+
+
+def _fatal(out: Text, fatal: Fatal, palette: LogPalette) -> None:
+    style = palette.severities[Severity.FATAL]
+    out.append(f"\nfatal, line {fatal.line + 1:,}", style)
+    out.append("  (x: go)\n", palette.dim)
+    if fatal.rank:
+        out.append(f"{fatal.rank} ", palette.rank_style(fatal.rank))
+    out.append(f"in {fatal.stage.label}\n", palette.severities[Severity.ERROR])
+    out.append(fatal.summary[:300], palette.severities[Severity.ERROR])
+
+
+class Timeline(Static):
+    """Renders the last snapshot it was given."""
+
+    DEFAULT_CSS = """
+    Timeline {
+        width: 34;
+        height: 1fr;
+        padding: 0 1;
+        background: $surface;
+        border-left: vkey $panel;
+        overflow-y: auto;
+    }
+    """
+
+    def __init__(self, palette: LogPalette, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.palette = palette
+        self.data: TimelineData | None = None
+        self.status = ""
+
+    def on_mount(self) -> None:
+        self._paint()
+
+    def show(self, data: TimelineData | None) -> None:
+        self.data = data
+        self._paint()
+
+    def set_status(self, status: str) -> None:
+        if status != self.status:
+            self.status = status
+            self._paint()
+
+    def _paint(self) -> None:
+        self.update(render_timeline(self.data, self.palette, status=self.status))

@@ -1,0 +1,43 @@
+"""Helpers for the log view's Pilot tests: a fixture log, an app that does not poll on its own."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from textual.pilot import Pilot
+
+from gdnconsole.ui.logscreen import LogScreen, LogViewApp
+from tests.ui.fixtures import ct129_lines, write_log
+
+SIZE = (120, 36)
+
+
+@pytest.fixture
+def ct129_log(tmp_path: Path) -> Path:
+    return write_log(tmp_path / "sglang_serve.log", ct129_lines())
+
+
+def make_app(path: Path, *, follow: bool = False) -> LogViewApp:
+    # No poll timer: tests call LogScreen.poll() themselves, so nothing depends on wall-clock timing.
+    return LogViewApp(path, follow=follow, poll_interval=None)
+
+
+async def settle(pilot: Pilot[None]) -> None:
+    """Let workers finish and the messages they post be handled (a read may start another read)."""
+    app = pilot.app
+    for _ in range(10):
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        if not any(w.is_running for w in app.workers):
+            return
+
+
+def screen_of(app: LogViewApp) -> LogScreen:
+    return app.log_screen
+
+
+def row_texts(app: LogViewApp) -> list[str]:
+    """The text of the log view's visible rows, as rendered."""
+    view = app.log_screen.view
+    return [view.render_line(y).text for y in range(view.size.height)]
