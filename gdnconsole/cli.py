@@ -13,6 +13,7 @@ import click
 
 from gdnconsole import __version__, config, config_file
 from gdnconsole.cli_log import log_group
+from gdnconsole.cli_status import status_cmd
 from gdnconsole.config import Config, ConfigError, Host
 from gdnconsole.host import foreground, simulated
 from gdnconsole.sglang.launch import launch_spec
@@ -192,8 +193,9 @@ def _free_port(host: str) -> int:
 @click.option("--profile", "profile_name", help="Launch profile of the demo host (default: its default).")
 @click.option("--scenario", type=click.Choice(config.SIM_SCENARIOS), help="Failure to rehearse.")
 @click.option("--speed", type=click.FloatRange(min=0.01), help="Timeline speed (1.0: ~20 s startup).")
-def demo_cmd(profile_name: str | None, scenario: str | None, speed: float | None) -> None:
-    """Start SGLang on the simulated `demo` host and show its log (Ctrl-C stops the server)."""
+@click.option("--plain", is_flag=True, help="Print the log instead of opening the log view.")
+def demo_cmd(profile_name: str | None, scenario: str | None, speed: float | None, plain: bool) -> None:
+    """Start SGLang on the simulated `demo` host and follow its log in the log view."""
     host = demo_host(load_config())
     assert host.simulate is not None
     table = dict(host.simulate.table)
@@ -211,15 +213,20 @@ def demo_cmd(profile_name: str | None, scenario: str | None, speed: float | None
         profile = dataclasses.replace(profile, port=port)
     spec = launch_spec(profile, host.python)
     log = simulated.log_path(host)
-    click.echo(f"-- {' '.join(spec.argv)}")
-    click.echo(f"-- log: {log}")
-    code = foreground.run(
-        spec,
-        env=simulated.environment(host),
-        cwd=simulated.workdir(host),
-        log=log,
-        out=sys.stdout,
-    )
+    env = simulated.environment(host)
+    if plain or not sys.stdout.isatty():
+        click.echo(f"-- {' '.join(spec.argv)}")
+        click.echo(f"-- log: {log}")
+        code = foreground.run(spec, env=env, cwd=simulated.workdir(host), log=log, out=sys.stdout)
+    else:
+        from gdnconsole.ui.logscreen import run_log_view  # Textual loads only when a screen is shown
+
+        server = foreground.start(spec, env=env, cwd=simulated.workdir(host), log=log)
+        try:
+            run_log_view(log, follow=True)
+        finally:
+            click.echo(f"-- stopping the demo server (pid {server.pid})")
+            code = foreground.stop(server)
     if code < 0:
         click.echo(f"-- server ended by {signal.Signals(-code).name}")
     else:
@@ -227,6 +234,7 @@ def demo_cmd(profile_name: str | None, scenario: str | None, speed: float | None
 
 
 main.add_command(log_group)
+main.add_command(status_cmd)
 
 if __name__ == "__main__":
     main()

@@ -51,6 +51,33 @@ class LogFollower:
         return lines
 
 
+def start(spec: LaunchSpec, *, env: Mapping[str, str], cwd: Path, log: Path) -> subprocess.Popen[bytes]:
+    """Start ``spec`` in its own session and process group, stdout+stderr to ``log`` (truncated)."""
+    log.parent.mkdir(parents=True, exist_ok=True)
+    with log.open("wb") as log_fh:
+        return subprocess.Popen(
+            list(spec.argv),
+            stdin=subprocess.DEVNULL,
+            stdout=log_fh,
+            stderr=subprocess.STDOUT,
+            env={**os.environ, **env, **spec.env},
+            cwd=cwd,
+            start_new_session=True,
+        )
+
+
+def stop(proc: subprocess.Popen[bytes], grace: float = STOP_GRACE_S) -> int:
+    """SIGTERM (SGLang drains), then SIGKILL to the process group we started after ``grace`` seconds."""
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(grace)
+        except subprocess.TimeoutExpired:
+            pass
+    _kill_group(proc)
+    return proc.returncode
+
+
 def run(
     spec: LaunchSpec,
     *,
@@ -60,18 +87,8 @@ def run(
     out: TextIO,
     on_start: Callable[[int], None] | None = None,
 ) -> int:
-    """Start ``spec`` with output to ``log`` (truncated), echo the log to ``out``; return the exit code."""
-    log.parent.mkdir(parents=True, exist_ok=True)
-    with log.open("wb") as log_fh:
-        proc = subprocess.Popen(
-            list(spec.argv),
-            stdin=subprocess.DEVNULL,
-            stdout=log_fh,
-            stderr=subprocess.STDOUT,
-            env={**os.environ, **env, **spec.env},
-            cwd=cwd,
-            start_new_session=True,
-        )
+    """Start ``spec`` with output to ``log``, echo the log to ``out`` until it exits; Ctrl-C stops it."""
+    proc = start(spec, env=env, cwd=cwd, log=log)
     if on_start:
         on_start(proc.pid)
     follower = LogFollower(log)

@@ -258,6 +258,22 @@ def test_a_record_of_a_vanished_pid_is_released(sim_host: SimHostFactory) -> Non
     assert state.holders() == []
 
 
+def test_a_death_nobody_saw_is_dated_by_the_last_heartbeat(sim_host: SimHostFactory) -> None:
+    """A holder that died long before anyone looked has already released its memory."""
+    host = sim_host(release_lag_s=5.0)
+    clock = FakeClock(time.time())
+    state = gpustate.Ledger.at(host.home, clock)
+    state.write_record(NO_SUCH_PID, 12345, 0, 8000, 0, "crashed-an-hour-ago")
+    [name] = records(host)
+    path = host.home / "gpus" / name
+    hour_ago = clock.now - 3600
+    os.utime(path, (hour_ago, hour_ago))
+    assert state.used_mib(0) == BASELINE
+    # A holder that stopped heartbeating only now is still inside its lag.
+    state.write_record(NO_SUCH_PID, 12346, 0, 1000, 0, "just-died")
+    assert state.used_mib(0) == BASELINE + 1000
+
+
 def test_broken_files_are_ignored(sim_host: SimHostFactory) -> None:
     host = sim_host()
     state = gpustate.Ledger.at(host.home)

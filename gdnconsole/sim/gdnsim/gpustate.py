@@ -6,8 +6,10 @@ never taken for the holder). Records are written atomically (temporary file + ``
 see either the old record or the new one, never half of one.
 
 A holder counts while ``/proc/PID`` exists with the same start time and is not a zombie. The first reader
-that finds it gone writes a ``.gone`` marker holding that moment; the memory stays counted until
+that finds it gone writes a ``.gone`` marker holding the moment it died; the memory stays counted until
 ``release_lag_s`` later (real drivers take a moment to tear a context down), then a reader removes both.
+Holders touch their records every ``HEARTBEAT_S`` while alive, so a death that nobody looked at for a
+while is dated by the last heartbeat, not by the moment somebody finally noticed.
 Many processes read and write at once: a file that vanishes or does not parse is skipped, never fatal.
 """
 
@@ -25,6 +27,7 @@ from pathlib import Path
 
 import gdnsim.config as config
 
+HEARTBEAT_S = 1.0  # how often a live holder touches its records
 BASELINE_MIB = 4  # an idle GPU shows a few MiB used (driver context under persistence mode)
 BASELINE_KEY = "gpu_baseline_mib"  # optional sim.json key overriding BASELINE_MIB
 RECORD_SUFFIX = ".json"
@@ -212,7 +215,8 @@ class Ledger:
         gone_path = self._path(record.pid, record.start, record.gpu, GONE_SUFFIX)
         lag = self.cfg.release_lag_s
         now = self.clock()
-        if lag > 0 and now < self._gone_since(gone_path, now) + lag:
+        died = min(now, _mtime(record.path) + 2 * HEARTBEAT_S)
+        if lag > 0 and now < self._gone_since(gone_path, died) + lag:
             return False
         _unlink(record.path)
         _unlink(gone_path)
@@ -237,6 +241,13 @@ class Ledger:
         finally:
             _unlink(tmp)
         return now
+
+
+def _mtime(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return float("inf")
 
 
 def _read_time(path: Path) -> float | None:
@@ -294,6 +305,26 @@ def ledger(clock: Clock = time.time) -> Ledger:
 def report(gpu: int, used_mib: int, util_pct: int = 0) -> None:
     """This process now holds ``used_mib`` on physical GPU ``gpu`` (replaces its previous record there)."""
     ledger().report(gpu, used_mib, util_pct)
+    _start_heartbeat()
+
+
+_heartbeat_started = threading.Event()
+
+
+def _start_heartbeat() -> None:
+    """Touch this process's records every HEARTBEAT_S for as long as it lives (a daemon thread)."""
+    if _heartbeat_started.is_set():
+        return
+    _heartbeat_started.set()
+    threading.Thread(target=_heartbeat, args=(config.home() / "gpus", os.getpid()), daemon=True).start()
+
+
+def _heartbeat(root: Path, pid: int) -> None:
+    while True:
+        time.sleep(HEARTBEAT_S)
+        for path in root.glob(f"{pid}-*{RECORD_SUFFIX}"):
+            with contextlib.suppress(OSError):
+                os.utime(path)
 
 
 def free_mib(gpu: int) -> int:
