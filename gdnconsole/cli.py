@@ -165,14 +165,6 @@ def hosts_cmd(as_json: bool) -> None:
 # -- demo ------------------------------------------------------------------------------------------
 
 
-def demo_host(cfg: Config) -> Host:
-    """The user's `demo` host when it is simulated, else the built-in one from the example file."""
-    host = cfg.host("demo")
-    if host is not None and host.simulate is not None:
-        return host
-    return config_file.example_config().hosts["demo"]
-
-
 def _port_free(host: str, port: int) -> bool:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         try:
@@ -196,7 +188,7 @@ def _free_port(host: str) -> int:
 @click.option("--plain", is_flag=True, help="Print the log instead of opening the log view.")
 def demo_cmd(profile_name: str | None, scenario: str | None, speed: float | None, plain: bool) -> None:
     """Start SGLang on the simulated `demo` host and follow its log in the log view."""
-    host = demo_host(load_config())
+    host = config_file.demo_host(load_config())
     assert host.simulate is not None
     table = dict(host.simulate.table)
     if scenario:

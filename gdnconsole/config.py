@@ -141,6 +141,23 @@ class Config:
     def host(self, name: str) -> Host | None:
         return self.hosts.get(name)
 
+    def host_or_alias(self, name: str) -> Host:
+        """The configured host, else an SSH host of that name (an ~/.ssh/config alias or a hostname)."""
+        host = self.hosts.get(name)
+        if host is not None:
+            return host
+        m = _SSH_TARGET.match(name)
+        if not m or (m["port"] is not None and not m["port"].isdigit()):
+            problem = f'"{name}" is not a configured host or an ssh target'
+            raise ConfigError(self.path, None, "", problem)
+        target = SshTarget(
+            alias=name,
+            user=m["user"],
+            hostname=m["ipv6"] or m["host"],
+            port=int(m["port"]) if m["port"] else None,
+        )
+        return Host(name=name, ssh=target, local=False)
+
 
 def config_path() -> Path:
     """Where the hosts file lives: ``$GDNCONSOLE_CONFIG`` or the user config dir."""

@@ -18,7 +18,7 @@ from tomlkit.container import Container
 from tomlkit.items import InlineTable, Table
 
 from gdnconsole import config
-from gdnconsole.config import Config, ConfigError, Profile, Speculative
+from gdnconsole.config import Config, ConfigError, Host, Profile, Speculative
 
 EXAMPLE = """\
 # gdnconsole hosts file. One [hosts.NAME] table per GPU box; `gdnconsole NAME` opens it.
@@ -83,6 +83,21 @@ env = { SGLANG_ENABLE_SPEC_V2 = "1" }
 def example_config() -> Config:
     """The example file, parsed: the built-in demo host comes from here."""
     return config.loads(EXAMPLE, Path("<built-in example>"))
+
+
+def demo_host(cfg: Config) -> Host:
+    """The user's `demo` host when it is simulated, else the built-in one from the example file."""
+    host = cfg.host("demo")
+    if host is not None and host.simulate is not None:
+        return host
+    return example_config().hosts["demo"]
+
+
+def resolve_host(cfg: Config, name: str) -> Host:
+    """A host by name: configured, the built-in demo, or an ssh target / ~/.ssh/config alias."""
+    if name == "demo" and cfg.host(name) is None:
+        return demo_host(cfg)
+    return cfg.host_or_alias(name)
 
 
 def write_example(path: Path, *, force: bool = False) -> Path | None:

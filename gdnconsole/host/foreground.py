@@ -8,6 +8,7 @@ it the way SGLang expects (SIGTERM, then SIGKILL to that process group only).
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import os
 import signal
 import subprocess
@@ -20,7 +21,8 @@ from gdnconsole.sglang.launch import LaunchSpec
 from gdnconsole.textsafe import last_carriage_state, visible
 
 POLL_S = 0.1  # how often the log is read: the demo is watched by a person, not timed
-STOP_GRACE_S = 30.0  # SIGTERM lets SGLang drain; after this the process group is killed
+STOP_GRACE_S = 30.0
+PR_SET_PDEATHSIG = 1  # SIGTERM lets SGLang drain; after this the process group is killed
 
 
 class LogFollower:
@@ -52,7 +54,11 @@ class LogFollower:
 
 
 def start(spec: LaunchSpec, *, env: Mapping[str, str], cwd: Path, log: Path) -> subprocess.Popen[bytes]:
-    """Start ``spec`` in its own session and process group, stdout+stderr to ``log`` (truncated)."""
+    """Start ``spec`` in its own session and process group, stdout+stderr to ``log`` (truncated).
+
+    The server gets SIGTERM if this process dies, however it dies (a closed terminal sends SIGHUP, which
+    skips ``finally`` blocks): a demo must not leave a server behind.
+    """
     log.parent.mkdir(parents=True, exist_ok=True)
     with log.open("wb") as log_fh:
         return subprocess.Popen(
@@ -63,17 +69,22 @@ def start(spec: LaunchSpec, *, env: Mapping[str, str], cwd: Path, log: Path) -> 
             env={**os.environ, **env, **spec.env},
             cwd=cwd,
             start_new_session=True,
+            preexec_fn=_terminate_with_parent,
         )
+
+
+def _terminate_with_parent() -> None:
+    """In the child, before exec: ask Linux for SIGTERM when the parent dies (prctl PR_SET_PDEATHSIG)."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
 
 
 def stop(proc: subprocess.Popen[bytes], grace: float = STOP_GRACE_S) -> int:
     """SIGTERM (SGLang drains), then SIGKILL to the process group we started after ``grace`` seconds."""
     if proc.poll() is None:
         proc.send_signal(signal.SIGTERM)
-        try:
+        with contextlib.suppress(subprocess.TimeoutExpired):
             proc.wait(grace)
-        except subprocess.TimeoutExpired:
-            pass
     _kill_group(proc)
     return proc.returncode
 

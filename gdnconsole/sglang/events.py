@@ -288,8 +288,11 @@ def numbers_of(kind: str, message: str) -> dict[str, float]:
                 numbers[name] = float(m["value"])
         if kind == "load_end" and "mem_usage_gb" in numbers:
             numbers["weights_gb"] = numbers["mem_usage_gb"]
-        if kind in ("graph_end",) and "elapsed_s" in numbers:
-            numbers["graph_s"] = numbers["elapsed_s"]
+        if kind == "graph_end":
+            if "elapsed_s" in numbers:
+                numbers["graph_s"] = numbers["elapsed_s"]
+            if "mem_usage_gb" in numbers:
+                numbers["graph_mem_gb"] = numbers["mem_usage_gb"]
         return numbers
     if kind == "uvicorn_running" and (port := _UVICORN_PORT.search(message)):
         return {"port": float(port["port"])}

@@ -292,6 +292,10 @@ class StageTracker:
                 state.draft_weights_gb = numbers["weights_gb"]
         if event.kind == "kv_alloc" and "kv_tokens" in numbers and "kv_tokens" in state.numbers:
             numbers = {**numbers, "kv_tokens": state.numbers["kv_tokens"]}  # the draft's pool repeats it
+        if event.kind == "graph_end" and "graph_mem_gb" in numbers:
+            # Target and draft graphs each report their own memory: together they are what graphs hold.
+            total = state.numbers.get("graph_mem_gb", 0.0) + numbers["graph_mem_gb"]
+            numbers = {**numbers, "graph_mem_gb": total}
         state.numbers.update(numbers)
 
 

@@ -181,3 +181,9 @@ def test_without_a_driver(sim_host: SimHostFactory, simulate: dict[str, object])
     for args in [(), ("--query-gpu=index", "--format=csv"), ("-L",)]:
         proc = smi(host, *args)
         assert (proc.returncode, proc.stdout) == (9, NO_DRIVER)
+
+
+def test_without_the_python_binding_the_tool_still_answers(sim_host: SimHostFactory) -> None:
+    """``nvml: "absent"`` is a host without nvidia-ml-py: the driver, and so nvidia-smi, are there."""
+    host = sim_host(nvml="absent")
+    assert ok(host, "--query-gpu=index", "--format=csv,noheader") == "0\n1\n"

@@ -246,7 +246,7 @@ def run(argv: Sequence[str], now: float | None = None) -> str:
     """The output of one invocation, or SmiError."""
     ledger = gpustate.ledger()
     cfg = ledger.cfg
-    if not cfg.nvidia_smi or cfg.nvml != "ok":
+    if not cfg.nvidia_smi or cfg.nvml == "no-driver":  # "absent" lacks only the Python binding
         raise SmiError(NO_DRIVER, code=EXIT_NO_DRIVER)
     req = parse(argv)
     gpus = select(read_gpus(ledger), req.ids)

@@ -1,0 +1,1104 @@
+"""gdnconsole's agent: the one file the console runs on a GPU host, talking JSON lines over stdin/stdout.
+
+Self-contained on purpose: standard library only, Python 3.8+, nothing imported from gdnconsole. It travels
+over SSH as its own source and is started with ``BOOTSTRAP_ARGS`` (see ``bootstrap_payload``)::
+
+    PYTHON -u -c 'import sys;n=int(sys.stdin.buffer.readline());exec(compile(sys.stdin.buffer.read(n),...))'
+
+and the console writes ``<byte length>\\n<agent source>`` to its stdin, then JSON lines. (``PYTHON -`` would
+read the program until EOF and leave no stdin for the protocol.) ``python3 agent.py`` runs it by hand.
+
+Protocol: one JSON object per line, UTF-8, in both directions.
+
+Console -> agent:
+
+- ``{"op": "hello"}`` -> a ``hello`` message.
+- ``{"op": "sample", "interval": 1.0}`` starts (or re-times) periodic sampling: a ``gpus`` and a
+  ``processes`` message at once and then every ``interval`` seconds (default 1.0); ``0`` stops.
+- ``{"op": "follow", "path": "/root/sglang_serve.log", "offset": 12345, "inode": 67 | null}`` follows a
+  file from a byte offset (which must be a line start). With the inode of the file the offset belongs to,
+  resuming is exact; another inode, or a size below the offset, means the file was replaced or truncated:
+  a ``log_reset`` is sent and the new file is followed from 0. One file at a time: another ``follow``
+  replaces it.
+- ``{"op": "unfollow"}`` stops following.
+- ``{"op": "ping", "id": 7}`` -> ``{"type": "pong", "id": 7, "t": EPOCH}``.
+- ``{"op": "processes"}`` -> one ``processes`` message now.
+
+  Anything else (a line that is not a JSON object, an unknown op, a bad argument) gets
+  ``{"type": "error", "op": OP | null, "message": "..."}``; the agent carries on.
+
+Agent -> console:
+
+- ``{"type": "hello", "agent": VERSION, "hostname": str, "python": "3.11.7", "pid": int,
+  "sglang": "0.5.11" | null, "nvml": {"source": "pynvml" | "nvidia-smi" | "none", "reason": null | str},
+  "gpus": [{"index", "uuid", "name", "compute_capability": "8.6", "total_mib"}], "boot_time": EPOCH,
+  "clock_ticks": int}``. ``sglang`` comes from package metadata (sglang is never imported); ``reason``
+  says why pynvml is not the source.
+- ``{"type": "gpus", "t": EPOCH, "nvml": {"source", "reason"}, "gpus": [{"index", "uuid", "name",
+  "compute_capability", "total_mib", "used_mib", "free_mib", "util_pct": int | null,
+  "processes": [{"pid", "used_mib": int | null, "name": str | null}], "errors": {FIELD: MESSAGE}}]}``.
+  A field that fails is null, with its message in ``errors``. If the source stops answering altogether
+  the agent moves on (pynvml -> nvidia-smi -> none) and ``nvml`` says so.
+- ``{"type": "processes", "t": EPOCH, "servers": [{"pid", "pgid", "sid", "ppid", "start_time": EPOCH,
+  "cmdline": [str], "port": int, "host": str, "cwd": str | null, "env": {NAME: VALUE} | null,
+  "children": [{"pid", "ppid", "pgid", "title": "sglang::scheduler_TP0", "rank": "TP0" | null,
+  "start_time", "cmdline"}]}], "orphans": [child entries whose server is gone]}``.
+  A server is a process running ``python -m sglang.launch_server``, ``python .../sglang/launch_server.py``
+  or ``sglang serve``; its children have an ``sglang::`` process title (argv[0]). ``port`` and ``host``
+  are the ``--port``/``--host`` arguments or SGLang's defaults (30000, 127.0.0.1). ``env`` holds
+  CUDA_VISIBLE_DEVICES and the SGLANG_*/SGL_* variables (null when /proc/PID/environ is unreadable).
+- ``{"type": "log", "path", "inode", "offset": START, "end": END, "data": str, "size": FILE_SIZE}``:
+  bytes ``[START, END)`` of the file, complete lines only, decoded as UTF-8 with replacement (offsets
+  count bytes). A partial last line is held until its newline arrives, unless it grows past 1 MiB.
+  Each message reads at most 256 KiB more; a backlog is sent as fast as the console reads it.
+- ``{"type": "log_reset", "path", "reason": "truncated" | "replaced" | "missing" | "appeared",
+  "inode": int | null}``: following goes on from offset 0 of the file with that inode ("missing": no
+  file there now; a ``message`` says why it could not be read).
+- ``{"type": "pong", "id", "t"}`` and ``{"type": "error", "op", "message"}``.
+
+The agent exits when its stdin closes (OpenSSH does not forward signals), whatever it is doing.
+"""
+
+# 3.8 compatibility: annotations stay strings (the future import), so they may use PEP 585/604 forms; every
+# runtime expression uses only what Python 3.8 has.
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import queue
+import re
+import socket
+import subprocess
+import sys
+import threading
+import time
+from typing import IO, TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
+
+VERSION = "1"
+BOOTSTRAP_CODE = (
+    "import sys;n=int(sys.stdin.buffer.readline());"
+    'exec(compile(sys.stdin.buffer.read(n),"gdnconsole-agent","exec"))'
+)
+BOOTSTRAP_ARGS = ("-u", "-c", BOOTSTRAP_CODE)  # after the host's python; stdin then gets bootstrap_payload()
+BOOTSTRAP = "python3 -u -c '" + BOOTSTRAP_CODE + "'"  # the same as one shell command, with python3
+
+DEFAULT_INTERVAL_S = 1.0
+LOG_POLL_S = 0.1  # how often a followed file is checked: fast enough to look live, cheap when idle
+LOG_READ_MAX = 256 * 1024  # bytes read for one log message
+LOG_LINE_MAX = 1024 * 1024  # a partial line this long is sent without waiting for its newline
+SMI_TIMEOUT_S = 10.0  # nvidia-smi can hang on a wedged driver; the agent must not
+PROC_YOUNG_S = 30.0  # a process this new may still exec or set its title: re-read its cmdline every scan
+PROC_FULL_RESCAN_S = 10.0  # every cmdline is re-read this often (pid reuse, late titles)
+SGLANG_PORT = 30000  # SGLang's --port and --host defaults
+SGLANG_HOST = "127.0.0.1"
+TITLE_PREFIX = "sglang::"
+ENV_KEYS = ("CUDA_VISIBLE_DEVICES",)
+ENV_PREFIXES = ("SGLANG_", "SGL_")
+ENV_SECRET = re.compile(r"KEY|TOKEN|SECRET|PASSWORD", re.I)  # never sent, even when the prefix matches
+MIB = 1024 * 1024
+PROC_READ = 65536
+
+
+# --- bootstrap ----------------------------------------------------------------------------------------
+
+
+def agent_source() -> bytes:
+    """This file's bytes. Only where it was imported from a file: the exec'd agent has no ``__file__``."""
+    path = globals().get("__file__")
+    if not path:
+        raise RuntimeError("the agent's source is only available where the module was imported from a file")
+    with open(path, "rb") as fh:
+        return fh.read()
+
+
+def bootstrap_payload() -> bytes:
+    """What the console writes to the bootstrap command's stdin before any JSON line."""
+    source = agent_source()
+    return str(len(source)).encode("ascii") + b"\n" + source
+
+
+# --- output -------------------------------------------------------------------------------------------
+
+
+def encode(message: dict[str, Any]) -> bytes:
+    text = json.dumps(message, ensure_ascii=False, separators=(",", ":"))
+    return (text + "\n").encode("utf-8", "replace")  # "replace": a lone surrogate must not kill the agent
+
+
+class Writer:
+    """Writes whole messages to stdout, one at a time, each flushed.
+
+    Under ``python -u`` stdout's binary layer is unbuffered and may take part of a write, hence the loop.
+    A console that reads slowly blocks the write: that is the backpressure the log follower relies on.
+    """
+
+    def __init__(self, stream: IO[bytes]) -> None:
+        self._stream = stream
+        self._lock = threading.Lock()
+
+    def send(self, message: dict[str, Any]) -> None:
+        data = memoryview(encode(message))
+        with self._lock:
+            while data:
+                written = self._stream.write(data)
+                data = data[written or 0 :]
+            self._stream.flush()
+
+
+# --- /proc --------------------------------------------------------------------------------------------
+
+
+def read_bytes(path: str, limit: int = 1 << 20) -> bytes | None:
+    """A /proc file's contents (up to ``limit`` bytes), or None when it is gone or unreadable.
+
+    The kernel fills a read of these files as far as the buffer goes, so one 64 KiB read is all of nearly
+    every file (a scan reads hundreds); only a full buffer calls for more.
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return None
+    chunks = []
+    size = 0
+    try:
+        while size < limit:
+            chunk = os.read(fd, PROC_READ)
+            chunks.append(chunk)
+            size += len(chunk)
+            if len(chunk) < PROC_READ:
+                break
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    return b"".join(chunks)
+
+
+def read_argv(pid: int) -> list[str] | None:
+    """The command line; empty for a kernel thread, None when the process is gone."""
+    raw = read_bytes(f"/proc/{pid}/cmdline")
+    if raw is None:
+        return None
+    return [arg.decode("utf-8", "replace") for arg in raw.rstrip(b"\0").split(b"\0")] if raw else []
+
+
+def read_comm(pid: int) -> str | None:
+    raw = read_bytes(f"/proc/{pid}/comm")
+    return raw.decode("utf-8", "replace").strip() or None if raw else None
+
+
+def process_name(pid: int) -> str | None:
+    """What nvidia-smi calls a process: argv[0] (a title, once set), else the kernel's comm."""
+    argv = read_argv(pid)
+    if argv and argv[0]:
+        return argv[0]
+    return read_comm(pid)
+
+
+class Stat:
+    """The fields of /proc/PID/stat the console needs."""
+
+    def __init__(self, ppid: int, pgid: int, sid: int, start_ticks: int) -> None:
+        self.ppid = ppid
+        self.pgid = pgid
+        self.sid = sid
+        self.start_ticks = start_ticks
+
+
+def read_stat(pid: int) -> Stat | None:
+    """None when the process is gone or a zombie (a zombie holds nothing and runs nothing)."""
+    raw = read_bytes(f"/proc/{pid}/stat")
+    if raw is None:
+        return None
+    fields = raw[raw.rfind(b")") + 2 :].split()  # comm may hold spaces and parentheses
+    if len(fields) < 20 or fields[0] in (b"Z", b"X"):
+        return None
+    return Stat(int(fields[1]), int(fields[2]), int(fields[3]), int(fields[19]))
+
+
+def read_environ(pid: int) -> dict[str, str] | None:
+    """CUDA_VISIBLE_DEVICES and SGLang's own variables; None when not ours to read."""
+    raw = read_bytes(f"/proc/{pid}/environ", 4 << 20)
+    if raw is None:
+        return None
+    env = {}
+    for item in raw.split(b"\0"):
+        key, eq, value = item.decode("utf-8", "replace").partition("=")
+        if eq and wanted_env(key):
+            env[key] = value
+    return env
+
+
+def wanted_env(key: str) -> bool:
+    if key in ENV_KEYS:
+        return True
+    return key.startswith(ENV_PREFIXES) and not ENV_SECRET.search(key)
+
+
+def read_cwd(pid: int) -> str | None:
+    try:
+        return os.readlink(f"/proc/{pid}/cwd")
+    except OSError:
+        return None
+
+
+def boot_time() -> float:
+    """Epoch seconds of the boot: process start times in /proc count clock ticks from it."""
+    raw = read_bytes("/proc/stat") or b""
+    for line in raw.splitlines():
+        if line.startswith(b"btime "):
+            return float(line.split()[1])
+    return 0.0
+
+
+def clock_ticks() -> int:
+    try:
+        return int(os.sysconf("SC_CLK_TCK"))
+    except (ValueError, OSError, AttributeError):
+        return 100
+
+
+# --- recognising SGLang processes ---------------------------------------------------------------------
+
+PYTHON_OPTS_WITH_ARG = ("-W", "-X", "-Q")  # python options whose value is the next word
+
+
+def is_python(arg0: str) -> bool:
+    return os.path.basename(arg0).startswith("python")
+
+
+def python_target(argv: list[str]) -> tuple[str, str, int] | None:
+    """What a python command line runs: ("module", NAME, i), ("script", PATH, i) or ("code", "", i), with
+    ``i`` the index of its first argument; None when argv is not a python command."""
+    if not argv or not is_python(argv[0]):
+        return None
+    i = 1
+    while i < len(argv):
+        arg = argv[i]
+        if arg == "-m" and i + 1 < len(argv):
+            return ("module", argv[i + 1], i + 2)
+        if arg.startswith("-m") and len(arg) > 2:
+            return ("module", arg[2:], i + 1)
+        if arg == "-c" or (arg.startswith("-c") and len(arg) > 2):
+            return ("code", "", i + 1)
+        if arg in PYTHON_OPTS_WITH_ARG:
+            i += 2
+            continue
+        if arg == "-" or not arg.startswith("-"):
+            return ("script", arg, i + 1)
+        i += 1
+    return None
+
+
+def is_server(argv: list[str]) -> bool:
+    """SGLang's main process: ``-m sglang.launch_server``, ``.../sglang/launch_server.py``, ``sglang serve``.
+
+    Only what the interpreter runs counts, not a word anywhere in the command line: ``grep sglang`` or
+    ``python -c ... sglang`` is not a server.
+    """
+    if len(argv) >= 2 and os.path.basename(argv[0]) == "sglang" and argv[1] == "serve":
+        return True  # a compiled entry point (or a shell's view of one)
+    target = python_target(argv)
+    if target is None:
+        return False
+    kind, name, rest = target
+    if kind == "module":
+        return name == "sglang.launch_server"
+    if kind != "script":
+        return False
+    if name.replace("\\", "/").endswith("sglang/launch_server.py"):
+        return True
+    # An entry-point script run through its shebang: "/usr/bin/python3 /usr/local/bin/sglang serve ...".
+    return os.path.basename(name) == "sglang" and rest < len(argv) and argv[rest] == "serve"
+
+
+def title_of(argv: list[str]) -> str | None:
+    """An SGLang child's process title (setproctitle puts it in argv[0]), or None for another process."""
+    if not argv:
+        return None
+    first = argv[0].strip()
+    if not first.startswith(TITLE_PREFIX):
+        return None
+    return first.split()[0]  # a title written over the whole argv area may carry padding
+
+
+def rank_of(title: str) -> str | None:
+    """ "sglang::scheduler_DP0_TP1" -> "DP0_TP1"; None for a process without a rank (tp 1, detokenizer)."""
+    match = re.match(r"sglang::scheduler_(\S+)$", title)
+    return match.group(1) if match else None
+
+
+def option_value(argv: list[str], name: str) -> str | None:
+    """The value of ``--name VALUE`` or ``--name=VALUE`` (the last one wins, as with argparse)."""
+    value = None
+    for i, arg in enumerate(argv):
+        if arg == name and i + 1 < len(argv):
+            value = argv[i + 1]
+        elif arg.startswith(name + "="):
+            value = arg[len(name) + 1 :]
+    return value
+
+
+def server_port(argv: list[str]) -> int | None:
+    value = option_value(argv, "--port")
+    if value is None:
+        return SGLANG_PORT
+    try:
+        return int(value)
+    except ValueError:
+        return None
+
+
+# --- finding SGLang processes -------------------------------------------------------------------------
+
+
+class ProcessTable:
+    """The command lines of all processes, re-read only where they may have changed.
+
+    Reading every /proc/PID/cmdline costs a few microseconds per process, which adds up on a busy box at
+    one scan per second. A command line changes only on exec or when a process sets its title, which new
+    processes do: so a new or young pid is read every scan and everything else every PROC_FULL_RESCAN_S.
+    """
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self._clock = clock
+        self._argv: dict[int, tuple[float, list[str]]] = {}  # pid -> (first seen, argv)
+        self._last_full = float("-inf")
+
+    def scan(self) -> dict[int, list[str]]:
+        now = self._clock()
+        full = now - self._last_full >= PROC_FULL_RESCAN_S
+        if full:
+            self._last_full = now
+        current: dict[int, tuple[float, list[str]]] = {}
+        for pid in list_pids():
+            known = self._argv.get(pid)
+            if known is not None and not full and now - known[0] >= PROC_YOUNG_S:
+                current[pid] = known
+                continue
+            argv = read_argv(pid)
+            if argv is not None:
+                current[pid] = (known[0] if known else now, argv)
+        self._argv = current
+        return {pid: argv for pid, (_, argv) in current.items()}
+
+
+def list_pids() -> list[int]:
+    return [int(name) for name in os.listdir("/proc") if name.isdigit()]
+
+
+class Scanner:
+    """Turns the process table into the ``processes`` message: servers, their children, orphans."""
+
+    def __init__(self, boot: float, ticks: int) -> None:
+        self.table = ProcessTable()
+        self.boot = boot
+        self.ticks = ticks
+
+    def epoch(self, start_ticks: int) -> float:
+        return round(self.boot + start_ticks / float(self.ticks), 2)
+
+    def message(self) -> dict[str, Any]:
+        argvs = self.table.scan()
+        servers: dict[int, dict[str, Any]] = {}
+        stats: dict[int, Stat] = {}
+        titled = []
+        for pid, argv in argvs.items():
+            if is_server(argv) or title_of(argv) is not None:
+                stat = read_stat(pid)
+                if stat is None:
+                    continue
+                stats[pid] = stat
+                if title_of(argv) is None:
+                    servers[pid] = self.server_entry(pid, argv, stat)
+                else:
+                    titled.append(pid)
+        orphans = []
+        for pid in sorted(titled):
+            entry = self.child_entry(pid, argvs[pid], stats[pid])
+            owner = owning_server(pid, stats, servers)
+            if owner is None:
+                orphans.append(entry)
+            else:
+                servers[owner]["children"].append(entry)
+        return {"type": "processes", "t": time.time(), "servers": list(servers.values()), "orphans": orphans}
+
+    def server_entry(self, pid: int, argv: list[str], stat: Stat) -> dict[str, Any]:
+        return {
+            "pid": pid,
+            "pgid": stat.pgid,
+            "sid": stat.sid,
+            "ppid": stat.ppid,
+            "start_time": self.epoch(stat.start_ticks),
+            "cmdline": argv,
+            "port": server_port(argv),
+            "host": option_value(argv, "--host") or SGLANG_HOST,
+            "cwd": read_cwd(pid),
+            "env": read_environ(pid),
+            "children": [],
+        }
+
+    def child_entry(self, pid: int, argv: list[str], stat: Stat) -> dict[str, Any]:
+        title = title_of(argv) or ""
+        return {
+            "pid": pid,
+            "ppid": stat.ppid,
+            "pgid": stat.pgid,
+            "title": title,
+            "rank": rank_of(title),
+            "start_time": self.epoch(stat.start_ticks),
+            "cmdline": argv,
+        }
+
+
+def owning_server(pid: int, stats: dict[int, Stat], servers: dict[int, Any]) -> int | None:
+    """The server among ``pid``'s ancestors (schedulers under a DP controller are grandchildren)."""
+    seen = set()
+    current = pid
+    while current > 1 and current not in seen:
+        seen.add(current)
+        stat = stats.get(current) or read_stat(current)
+        if stat is None:
+            return None
+        if stat.ppid in servers:
+            return stat.ppid
+        current = stat.ppid
+    return None
+
+
+# --- GPUs ---------------------------------------------------------------------------------------------
+
+
+class SourceDown(Exception):
+    """A GPU source cannot answer at all; the message says why."""
+
+
+def attempt(errors: dict[str, str], field: str, read: Callable[[], Any]) -> Any:
+    """``read()``, or None with the failure recorded under ``field``: one bad field never ends a sample."""
+    try:
+        return read()
+    except Exception as exc:
+        errors[field] = str(exc) or type(exc).__name__
+        return None
+
+
+def text(value: Any) -> str:
+    """NVML strings are bytes in older bindings and str in newer ones."""
+    return value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
+
+
+class NvmlSource:
+    """GPUs through pynvml (nvidia-ml-py)."""
+
+    name = "pynvml"
+
+    def __init__(self) -> None:
+        try:
+            import pynvml
+        except ImportError as exc:
+            raise SourceDown(f"not installed ({exc})") from None
+        except Exception as exc:  # a broken install must not stop the agent
+            raise SourceDown(f"failed to import: {type(exc).__name__}: {exc}") from None
+        try:
+            pynvml.nvmlInit()
+            count = pynvml.nvmlDeviceGetCount()
+            self._handles = [pynvml.nvmlDeviceGetHandleByIndex(i) for i in range(count)]
+        except Exception as exc:  # NVMLError_LibraryNotFound, _DriverNotLoaded, anything else at init
+            raise SourceDown("NVML init: " + (str(exc) or type(exc).__name__)) from None
+        self._nvml: Any = pynvml
+        self._static = [self._read_static(i, h) for i, h in enumerate(self._handles)]
+
+    def _read_static(self, index: int, handle: Any) -> dict[str, Any]:
+        nvml = self._nvml
+        errors: dict[str, str] = {}
+        info = {
+            "index": index,
+            "uuid": attempt(errors, "uuid", lambda: text(nvml.nvmlDeviceGetUUID(handle))),
+            "name": attempt(errors, "name", lambda: text(nvml.nvmlDeviceGetName(handle))),
+            "compute_capability": attempt(
+                errors,
+                "compute_capability",
+                lambda: "{}.{}".format(*nvml.nvmlDeviceGetCudaComputeCapability(handle)),
+            ),
+            "total_mib": attempt(
+                errors, "total_mib", lambda: nvml.nvmlDeviceGetMemoryInfo(handle).total // MIB
+            ),
+        }
+        info["errors"] = errors
+        return info
+
+    def static(self) -> list[dict[str, Any]]:
+        return [{k: v for k, v in gpu.items() if k != "errors"} for gpu in self._static]
+
+    def sample(self) -> list[dict[str, Any]]:
+        gpus = [self._sample_one(static, handle) for static, handle in zip(self._static, self._handles)]  # noqa: B905 - strict= is 3.10+
+        if gpus and all(gpu["used_mib"] is None and gpu["util_pct"] is None for gpu in gpus):
+            raise SourceDown("NVML stopped answering: " + "; ".join(sorted(set(gpus[0]["errors"].values()))))
+        return gpus
+
+    def _sample_one(self, static: dict[str, Any], handle: Any) -> dict[str, Any]:
+        nvml = self._nvml
+        gpu = dict(static)
+        errors = dict(gpu.pop("errors"))
+        memory = attempt(errors, "used_mib", lambda: nvml.nvmlDeviceGetMemoryInfo(handle))
+        if memory is None:
+            errors["free_mib"] = errors["used_mib"]
+        gpu["used_mib"] = memory.used // MIB if memory is not None else None
+        gpu["free_mib"] = memory.free // MIB if memory is not None else None
+        gpu["util_pct"] = attempt(
+            errors, "util_pct", lambda: int(nvml.nvmlDeviceGetUtilizationRates(handle).gpu)
+        )
+        procs = attempt(errors, "processes", lambda: nvml.nvmlDeviceGetComputeRunningProcesses(handle))
+        gpu["processes"] = [nvml_process(p) for p in procs or []]
+        gpu["errors"] = errors
+        return gpu
+
+    def close(self) -> None:
+        with contextlib.suppress(Exception):  # a library that already failed: nothing left to do
+            self._nvml.nvmlShutdown()
+
+
+def nvml_process(proc: Any) -> dict[str, Any]:
+    used = getattr(proc, "usedGpuMemory", None)  # None where the driver cannot tell (e.g. under MIG)
+    return {
+        "pid": proc.pid,
+        "used_mib": used // MIB if isinstance(used, int) else None,
+        "name": process_name(proc.pid),
+    }
+
+
+SMI_GPU_FIELDS = (
+    "index",
+    "uuid",
+    "name",
+    "compute_cap",
+    "memory.total",
+    "memory.used",
+    "memory.free",
+    "utilization.gpu",
+)
+SMI_APP_FIELDS = ("gpu_uuid", "pid", "used_memory", "process_name")  # the name last: it may hold commas
+SMI_MISSING = ("", "N/A", "[N/A]", "[Not Supported]", "[Unknown Error]", "[Insufficient Permissions]")
+
+
+def smi_int(cell: str, field: str, errors: dict[str, str]) -> int | None:
+    try:
+        return int(float(cell))
+    except ValueError:
+        errors[field] = cell or "empty"
+        return None
+
+
+def smi_text(cell: str, field: str, errors: dict[str, str]) -> str | None:
+    if cell in SMI_MISSING:
+        errors[field] = cell or "empty"
+        return None
+    return cell
+
+
+class SmiSource:
+    """GPUs through ``nvidia-smi --query-*`` (no shell; each call bounded by SMI_TIMEOUT_S)."""
+
+    name = "nvidia-smi"
+
+    def __init__(self) -> None:
+        self._gpu_fields = list(SMI_GPU_FIELDS)
+        self._gpus = self._query_gpus()
+
+    def run(self, query: str, fields: Iterable[str]) -> list[list[str]]:
+        argv = ["nvidia-smi", f"--{query}=" + ",".join(fields), "--format=csv,noheader,nounits"]
+        try:
+            done = subprocess.run(
+                argv,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                timeout=SMI_TIMEOUT_S,
+                text=True,
+                errors="replace",
+            )
+        except FileNotFoundError:
+            raise SourceDown("not found on PATH") from None
+        except subprocess.TimeoutExpired:
+            raise SourceDown(f"no answer within {SMI_TIMEOUT_S:.0f} s") from None
+        except OSError as exc:
+            raise SourceDown(str(exc)) from None
+        if done.returncode != 0:
+            first = (done.stdout or "").strip().splitlines()[:1]
+            raise SourceDown(f"exited {done.returncode}: " + (first[0] if first else "no output"))
+        return [
+            [cell.strip() for cell in line.split(",", 3 if query == "query-compute-apps" else -1)]
+            for line in done.stdout.splitlines()
+            if line.strip()
+        ]
+
+    def _query_gpus(self) -> list[dict[str, Any]]:
+        try:
+            rows = self.run("query-gpu", self._gpu_fields)
+        except SourceDown as exc:
+            if "compute_cap" not in str(exc) or "compute_cap" not in self._gpu_fields:
+                raise
+            self._gpu_fields.remove("compute_cap")  # drivers before 510 do not know the field
+            rows = self.run("query-gpu", self._gpu_fields)
+        # zip without strict= (3.10+): a short row leaves its last fields missing, reported as errors
+        return [self._gpu_row(dict(zip(self._gpu_fields, row))) for row in rows]  # noqa: B905
+
+    @staticmethod
+    def _gpu_row(cells: dict[str, str]) -> dict[str, Any]:
+        errors: dict[str, str] = {}
+        cap = cells.get("compute_cap")
+        return {
+            "index": smi_int(cells.get("index", ""), "index", errors),
+            "uuid": smi_text(cells.get("uuid", ""), "uuid", errors),
+            "name": smi_text(cells.get("name", ""), "name", errors),
+            "compute_capability": smi_text(cap, "compute_capability", errors) if cap is not None else None,
+            "total_mib": smi_int(cells.get("memory.total", ""), "total_mib", errors),
+            "used_mib": smi_int(cells.get("memory.used", ""), "used_mib", errors),
+            "free_mib": smi_int(cells.get("memory.free", ""), "free_mib", errors),
+            "util_pct": smi_int(cells.get("utilization.gpu", ""), "util_pct", errors),
+            "processes": [],
+            "errors": errors,
+        }
+
+    def static(self) -> list[dict[str, Any]]:
+        keys = ("index", "uuid", "name", "compute_capability", "total_mib")
+        return [{k: gpu[k] for k in keys} for gpu in self._gpus]
+
+    def sample(self) -> list[dict[str, Any]]:
+        gpus = self._query_gpus()
+        by_uuid = {gpu["uuid"]: gpu for gpu in gpus}
+        try:
+            apps = self.run("query-compute-apps", SMI_APP_FIELDS)
+        except SourceDown as exc:
+            for gpu in gpus:
+                gpu["errors"]["processes"] = str(exc)
+            apps = []
+        for cells in apps:
+            owner = by_uuid.get(cells[0])
+            if owner is not None and len(cells) == len(SMI_APP_FIELDS):
+                owner["processes"].append(smi_app(cells, owner["errors"]))
+        return gpus
+
+    def close(self) -> None:
+        pass
+
+
+def smi_app(cells: list[str], errors: dict[str, str]) -> dict[str, Any]:
+    _, pid, used, name = cells
+    return {
+        "pid": smi_int(pid, "processes", errors),
+        "used_mib": smi_int(used, "processes", errors) if used not in SMI_MISSING else None,
+        "name": name or None,
+    }
+
+
+class NoSource:
+    name = "none"
+
+    def static(self) -> list[dict[str, Any]]:
+        return []
+
+    def sample(self) -> list[dict[str, Any]]:
+        return []
+
+    def close(self) -> None:
+        pass
+
+
+class Gpus:
+    """The GPU source in use: pynvml, else nvidia-smi, else none; moves down the list when one dies."""
+
+    OPENERS = (NvmlSource, SmiSource)
+
+    def __init__(self) -> None:
+        self._source: Any = None
+        self._next = 0  # the next opener to try
+        self._reasons: list[str] = []
+
+    def source(self) -> Any:
+        while self._source is None:
+            if self._next >= len(self.OPENERS):
+                self._source = NoSource()
+                break
+            opener = self.OPENERS[self._next]
+            self._next += 1
+            try:
+                self._source = opener()
+            except SourceDown as exc:
+                self._reasons.append(f"{opener.name}: {exc}")
+        return self._source
+
+    def describe(self) -> dict[str, Any]:
+        source = self.source()
+        return {"source": source.name, "reason": "; ".join(self._reasons) or None}
+
+    def static(self) -> list[dict[str, Any]]:
+        return list(self.source().static())
+
+    def sample(self) -> list[dict[str, Any]]:
+        """One reading; a source that fails entirely is dropped for the next one, which reads instead."""
+        while True:
+            source = self.source()
+            try:
+                return list(source.sample())
+            except SourceDown as exc:
+                self._reasons.append(f"{source.name}: {exc}")
+                source.close()
+                self._source = None
+
+    def close(self) -> None:
+        if self._source is not None:
+            self._source.close()
+
+
+# --- the sglang version -------------------------------------------------------------------------------
+
+
+def sglang_version() -> str | None:
+    """From package metadata: importing sglang would take seconds and load torch."""
+    try:
+        from importlib import metadata
+
+        return str(metadata.version("sglang"))
+    except Exception:
+        return sglang_version_from_path(sys.path)
+
+
+def sglang_version_from_path(paths: Iterable[str]) -> str | None:
+    pattern = re.compile(r"^sglang-([^-]+?)(?:-py[^-]*)?\.(?:dist-info|egg-info)$")
+    for path in paths:
+        try:
+            names = os.listdir(path or ".")
+        except OSError:
+            continue
+        for name in sorted(names):
+            match = pattern.match(name)
+            if match:
+                return match.group(1)
+    return None
+
+
+# --- following a log ----------------------------------------------------------------------------------
+
+
+def utf8_cut(data: bytes, end: int) -> int:
+    """``end`` moved back so that it does not split a UTF-8 sequence."""
+    for back in range(1, min(4, end) + 1):
+        byte = data[end - back]
+        if byte & 0xC0 == 0x80:
+            continue  # a continuation byte: its lead is further back
+        if byte >= 0xC0:
+            needed = 2 if byte < 0xE0 else 3 if byte < 0xF0 else 4
+            if back < needed:
+                return end - back
+        break
+    return end
+
+
+def complete_prefix(data: bytes) -> int:
+    """How many bytes of ``data`` can be sent now: through its last newline, or all of a too-long line."""
+    newline = data.rfind(b"\n")
+    if newline >= 0:
+        return newline + 1
+    if len(data) >= LOG_LINE_MAX:
+        return utf8_cut(data, len(data))
+    return 0
+
+
+class Follower:
+    """Follows one file from a byte offset, sending complete lines exactly once and in order.
+
+    The file stays open between polls: while the agent holds it, its inode cannot be reused by a file
+    created at the same path, so "another inode at the path" reliably means the file was replaced.
+    """
+
+    def __init__(
+        self, path: str, offset: int, inode: int | None, send: Callable[[dict[str, Any]], None]
+    ) -> None:
+        self.path = path
+        self.offset = offset  # bytes sent so far: always the start of a line
+        self.inode = inode  # of the file the offset belongs to; None: whatever file is there now
+        self.pending = b""  # bytes after the offset waiting for their newline
+        self._send = send
+        self._fd: int | None = None
+        self._fd_id = (0, 0)  # (st_dev, st_ino) of the open file
+        self._missing = False
+
+    @property
+    def read_pos(self) -> int:
+        return self.offset + len(self.pending)
+
+    def poll(self) -> bool:
+        """Send what is new; True when more is waiting already (the caller polls again at once)."""
+        if not self._ensure_open():
+            return False
+        assert self._fd is not None
+        size = os.fstat(self._fd).st_size
+        if size < self.read_pos:
+            self._restart("truncated", self.inode)
+        return self._read(size)
+
+    def close(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+
+    def _ensure_open(self) -> bool:
+        """Open the file at the path, unless the open one is still the file there."""
+        try:
+            st = os.stat(self.path)
+            if self._fd is not None and (st.st_dev, st.st_ino) == self._fd_id:
+                return True
+            self.close()
+            self._fd = os.open(self.path, os.O_RDONLY)
+        except OSError as exc:
+            self._gone(exc)
+            return False
+        opened = os.fstat(self._fd)  # the file actually opened, should the path change again meanwhile
+        self._fd_id = (opened.st_dev, opened.st_ino)
+        self._adopt(opened.st_ino)
+        return True
+
+    def _adopt(self, inode: int) -> None:
+        if self._missing:
+            self._restart("appeared", inode)
+        elif self.inode is None:
+            self.inode = inode  # the console did not know the inode: trust its offset for this file
+        elif inode != self.inode:
+            self._restart("replaced", inode)
+        self._missing = False
+
+    def _gone(self, exc: OSError) -> None:
+        self.close()
+        if not self._missing:
+            self._missing = True
+            message = exc.strerror or str(exc)
+            self._send(
+                {
+                    "type": "log_reset",
+                    "path": self.path,
+                    "reason": "missing",
+                    "inode": None,
+                    "message": message,
+                }
+            )
+
+    def _restart(self, reason: str, inode: int | None) -> None:
+        self.offset, self.pending, self.inode = 0, b"", inode
+        self._send({"type": "log_reset", "path": self.path, "reason": reason, "inode": inode})
+
+    def _read(self, size: int) -> bool:
+        start = self.read_pos
+        if size <= start:
+            return False
+        assert self._fd is not None
+        # Room for LOG_READ_MAX in one message; a long line being gathered grows by LOG_READ_MAX at a time.
+        room = LOG_READ_MAX - len(self.pending) if len(self.pending) < LOG_READ_MAX else LOG_READ_MAX
+        data = self.pending + os.pread(self._fd, min(room, size - start), start)
+        cut = complete_prefix(data)
+        if cut:
+            self._send(
+                {
+                    "type": "log",
+                    "path": self.path,
+                    "inode": self.inode,
+                    "offset": self.offset,
+                    "end": self.offset + cut,
+                    "data": data[:cut].decode("utf-8", "replace"),
+                    "size": size,
+                }
+            )
+        self.offset += cut
+        self.pending = data[cut:]
+        return self.read_pos < size
+
+
+# --- the agent ----------------------------------------------------------------------------------------
+
+
+class BadRequest(Exception):
+    """A request the agent cannot carry out; answered with an error message."""
+
+
+class Agent:
+    """Answers requests and runs periodic work; ``serve`` calls it from one thread."""
+
+    def __init__(self, writer: Writer) -> None:
+        self.send = writer.send
+        self.gpus = Gpus()
+        self.scanner = Scanner(boot_time(), clock_ticks())
+        self.interval = 0.0
+        self.next_sample: float | None = None
+        self.follower: Follower | None = None
+        self.next_poll: float | None = None
+
+    # requests
+
+    def handle(self, line: bytes) -> None:
+        op = None
+        try:
+            request = json.loads(line.decode("utf-8"))
+            if not isinstance(request, dict):
+                raise BadRequest("a request is a JSON object")
+            op = request.get("op")
+            handler = getattr(self, "op_" + op, None) if isinstance(op, str) else None
+            if handler is None:
+                raise BadRequest(f"unknown op {op!r}")
+            handler(request)
+        except (BadRequest, ValueError) as exc:
+            self.send({"type": "error", "op": op, "message": str(exc)})
+        except Exception as exc:
+            self.send({"type": "error", "op": op, "message": f"{type(exc).__name__}: {exc}"})
+
+    def op_hello(self, request: dict[str, Any]) -> None:
+        self.send(
+            {
+                "type": "hello",
+                "agent": VERSION,
+                "hostname": socket.gethostname(),
+                "python": "{}.{}.{}".format(*sys.version_info[:3]),
+                "pid": os.getpid(),
+                "sglang": sglang_version(),
+                "nvml": self.gpus.describe(),
+                "gpus": self.gpus.static(),
+                "boot_time": self.scanner.boot,
+                "clock_ticks": self.scanner.ticks,
+            }
+        )
+
+    def op_sample(self, request: dict[str, Any]) -> None:
+        interval = number(request, "interval", DEFAULT_INTERVAL_S)
+        if interval < 0:
+            raise BadRequest("interval must be >= 0")
+        self.interval = interval
+        self.next_sample = time.monotonic() if interval > 0 else None
+
+    def op_follow(self, request: dict[str, Any]) -> None:
+        path = request.get("path")
+        offset = request.get("offset", 0)
+        inode = request.get("inode")
+        if not isinstance(path, str) or not path:
+            raise BadRequest("follow needs a path")
+        if not is_int(offset) or offset < 0 or not (inode is None or is_int(inode)):
+            raise BadRequest("offset must be an integer >= 0 and inode an integer or null")
+        self.op_unfollow(request)
+        self.follower = Follower(path, offset, inode, self.send)
+        self.next_poll = time.monotonic()
+
+    def op_unfollow(self, request: dict[str, Any]) -> None:
+        if self.follower is not None:
+            self.follower.close()
+        self.follower, self.next_poll = None, None
+
+    def op_ping(self, request: dict[str, Any]) -> None:
+        self.send({"type": "pong", "id": request.get("id"), "t": time.time()})
+
+    def op_processes(self, request: dict[str, Any]) -> None:
+        self.send(self.scanner.message())
+
+    # periodic work
+
+    def wait_s(self, now: float) -> float | None:
+        """Seconds until the next piece of work is due; None when nothing is scheduled."""
+        due = [t for t in (self.next_sample, self.next_poll) if t is not None]
+        return max(0.0, min(due) - now) if due else None
+
+    def run_due(self, now: float) -> None:
+        if self.next_poll is not None and now >= self.next_poll:
+            self.guarded("follow", self.poll_log)
+        if self.next_sample is not None and now >= self.next_sample:
+            self.next_sample = max(self.next_sample + self.interval, now)  # a slow sample does not pile up
+            self.guarded("sample", self.sample)
+
+    def guarded(self, op: str, work: Callable[[], None]) -> None:
+        """Periodic work that fails is reported and tried again next time, never the agent's end."""
+        try:
+            work()
+        except Exception as exc:
+            self.send({"type": "error", "op": op, "message": f"{type(exc).__name__}: {exc}"})
+
+    def poll_log(self) -> None:
+        assert self.follower is not None
+        more = self.follower.poll()
+        self.next_poll = time.monotonic() + (0.0 if more else LOG_POLL_S)
+
+    def sample(self) -> None:
+        gpus = self.gpus.sample()
+        self.send({"type": "gpus", "t": time.time(), "nvml": self.gpus.describe(), "gpus": gpus})
+        self.send(self.scanner.message())
+
+    def close(self) -> None:
+        self.op_unfollow({})
+        self.gpus.close()
+
+
+def is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def number(request: dict[str, Any], key: str, default: float) -> float:
+    value = request.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise BadRequest(f"{key} must be a number")
+    return float(value)
+
+
+# --- the loop -----------------------------------------------------------------------------------------
+
+EOF = b""
+
+
+def read_requests(stdin: IO[bytes], inbox: queue.Queue[bytes]) -> None:
+    """Feed stdin's lines to the main loop; an empty item says stdin closed.
+
+    The bootstrap read the program from this same buffered reader, which may hold requests already: so
+    this goes on with ``sys.stdin.buffer``, never the raw file descriptor.
+    """
+    try:
+        for line in iter(stdin.readline, b""):
+            inbox.put(line)
+    finally:
+        inbox.put(EOF)
+
+
+def next_request(inbox: queue.Queue[bytes], wait: float | None) -> bytes | None:
+    """The next line within ``wait`` seconds (None: block), or None when there is none yet."""
+    try:
+        return inbox.get(timeout=wait) if wait is None or wait > 0 else inbox.get_nowait()
+    except queue.Empty:
+        return None
+
+
+def serve(agent: Agent, inbox: queue.Queue[bytes]) -> None:
+    """Until stdin closes: answer requests as they come, run periodic work when it is due."""
+    while True:
+        line = next_request(inbox, agent.wait_s(time.monotonic()))
+        if line == EOF:
+            return
+        if line is not None:
+            agent.handle(line)
+        agent.run_due(time.monotonic())
+
+
+def main() -> None:
+    inbox: queue.Queue[bytes] = queue.Queue()
+    reader = threading.Thread(target=read_requests, args=(sys.stdin.buffer, inbox), daemon=True)
+    reader.start()
+    agent = Agent(Writer(sys.stdout.buffer))
+    try:
+        serve(agent, inbox)
+        agent.close()
+    except (BrokenPipeError, KeyboardInterrupt):
+        pass  # the console is gone: nobody to tell
+    finally:
+        # Not a normal interpreter exit: that would wait on the reader thread's lock on stdin (a fatal error
+        # at shutdown when stdin is still open) and flush a stdout that may be a broken pipe.
+        os._exit(0)
+
+
+if __name__ == "__main__":
+    main()

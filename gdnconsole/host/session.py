@@ -1,0 +1,361 @@
+"""HostSession: one GPU host's state and its link, with no Textual and no terminal.
+
+It keeps the link up (reconnecting with backoff), runs the agent, and holds what the agent reports: the
+host's identity, GPU samples, SGLang processes, and the server log read from a byte offset into a stage
+tracker. A reconnect resumes the log at the exact byte it had reached. The CLI's headless commands and the
+TUI both drive it; listeners hear a short topic name each time something changed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import asyncssh
+
+from gdnconsole.config import Host
+from gdnconsole.host import simulated
+from gdnconsole.host.link import AgentChannel, LinkError, LinkState, LocalAgent, SshLink, SshTarget
+from gdnconsole.host.ranks import RankPlacement, place_ranks
+from gdnconsole.sglang.tracker import StageTracker
+
+BACKOFF_S = (0.5, 1.0, 2.0, 4.0, 8.0, 15.0)
+RECENT_LINES = 5000  # lines kept in memory for a view that opens later; the file stays on the host
+PING_EVERY_S = 5.0
+
+Listener = Callable[[str], None]
+
+
+@dataclass
+class LogState:
+    path: str
+    offset: int = 0  # bytes of the file read so far (always at a line boundary)
+    inode: int | None = None
+    size: int = 0  # the file's size when the agent last looked
+    lines: int = 0
+    tracker: StageTracker = field(default_factory=StageTracker)
+    recent: deque[str] = field(default_factory=lambda: deque(maxlen=RECENT_LINES))
+    resets: int = 0
+    seen: bool = False  # the agent has said something about the file
+
+    @property
+    def caught_up(self) -> bool:
+        return self.offset >= self.size
+
+    def restart(self, inode: int | None) -> None:
+        """The file was truncated or replaced (a relaunch rewrote it): read it again from its start."""
+        self.offset, self.inode, self.size, self.lines = 0, inode, 0, 0
+        self.tracker = StageTracker()
+        self.recent.clear()
+        self.resets += 1
+
+
+class HostSession:
+    def __init__(
+        self,
+        host: Host,
+        *,
+        ssh: SshTarget | None = None,
+        sample_interval: float = 1.0,
+        backoff: tuple[float, ...] = BACKOFF_S,
+    ) -> None:
+        self.host = host
+        self.sample_interval = sample_interval
+        self.backoff = backoff
+        self.ssh_link = SshLink(ssh or _target_of(host)) if (ssh or host.ssh) else None
+        self.link = LinkState.CONNECTING
+        self.link_message: str | None = None
+        self.fingerprint: str | None = None
+        self.since = time.time()
+        self.rtt_ms: float | None = None
+        self.hello: dict[str, Any] | None = None
+        self.gpus: list[dict[str, Any]] = []
+        self.servers: list[dict[str, Any]] = []
+        self.orphans: list[dict[str, Any]] = []
+        self.log = LogState(path=host.log)
+        self.connects = 0
+        self.hellos = 0
+        self.gpus_seen = False
+        self.processes_seen = False
+        self._listeners: list[Listener] = []
+        self._channel: AgentChannel | None = None
+        self._pings: dict[int, float] = {}
+        self._ping_ids = itertools.count(1)
+        self._changed = asyncio.Event()
+        self._stopping = False
+
+    # -- listeners ---------------------------------------------------------------------------------
+
+    def subscribe(self, listener: Listener) -> None:
+        self._listeners.append(listener)
+
+    def _notify(self, topic: str) -> None:
+        self._changed.set()
+        for listener in self._listeners:
+            listener(topic)
+
+    async def wait_until(self, predicate: Callable[[], bool], timeout: float) -> bool:
+        """Wait for a state the session will reach by itself (no polling: it wakes on each change)."""
+        deadline = time.monotonic() + timeout
+        while not predicate():
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return False
+            self._changed.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._changed.wait(), remaining)
+        return True
+
+    # -- the link ----------------------------------------------------------------------------------
+
+    def _set_link(self, state: LinkState, message: str | None = None) -> None:
+        if state is not self.link:
+            self.since = time.time()
+        self.link, self.link_message = state, message
+        if state is not LinkState.CONNECTED:
+            self.rtt_ms = None
+        self._notify("link")
+
+    async def run(self) -> None:
+        """Keep the host connected until ``stop``; retry network failures with backoff."""
+        failures = 0
+        self._stopping = False
+        while not self._stopping:
+            try:
+                await self._connect_and_serve()
+                failures = 0  # it was up: the next try comes at once after the shortest wait
+            except LinkError as exc:
+                failures += 1
+                self.fingerprint = exc.fingerprint
+                self._set_link(exc.state, str(exc))
+                if not exc.retryable:
+                    return  # auth, host keys: waiting will not fix them
+            if self.stopping:
+                return
+            if self.link is LinkState.CONNECTED:
+                self._set_link(LinkState.DOWN, "the connection was lost")
+            await asyncio.sleep(self.backoff[min(failures, len(self.backoff) - 1)])
+
+    @property
+    def stopping(self) -> bool:
+        return self._stopping
+
+    async def stop(self) -> None:
+        self._stopping = True
+        if self._channel is not None:
+            await self._channel.close()
+
+    async def _open_channel(self) -> AgentChannel:
+        env = simulated.environment(self.host) if self.host.simulate else {}
+        workdir = str(simulated.workdir(self.host)) if self.host.simulate else self.host.workdir
+        if self.ssh_link is None:
+            return await LocalAgent.start(self.host.python, env, workdir)
+        conn = await self.ssh_link.connect()
+        try:
+            return await self.ssh_link.start_agent(conn, self.host.python, env, workdir)
+        except BaseException:
+            conn.close()
+            raise
+
+    async def _connect_and_serve(self) -> None:
+        self._set_link(LinkState.CONNECTING)
+        channel = await self._open_channel()
+        self._channel = channel
+        self.connects += 1
+        hellos = self.hellos
+        try:
+            await channel.send({"op": "hello"})
+            await channel.send({"op": "sample", "interval": self.sample_interval})
+            await channel.send(
+                {"op": "follow", "path": self.log.path, "offset": self.log.offset, "inode": self.log.inode}
+            )
+            pinger = asyncio.create_task(self._ping_loop(channel))
+            try:
+                async for message in channel.messages():
+                    self.handle(message)
+            finally:
+                pinger.cancel()
+        except (OSError, asyncssh.Error) as exc:
+            raise LinkError(LinkState.DOWN, f"the connection was lost: {exc}") from None
+        finally:
+            self._channel = None
+            with contextlib.suppress(Exception):
+                await channel.close()
+        if self.hellos == hellos:
+            raise LinkError(LinkState.NO_AGENT, self._no_agent_reason(channel.exit_report()))
+
+    def _no_agent_reason(self, report: str) -> str:
+        return (
+            f"the agent did not start on {self.host.name} ({report}): is {self.host.python!r} a Python "
+            ">= 3.8 interpreter there? Set `python` in the hosts file."
+        )
+
+    async def _ping_loop(self, channel: AgentChannel) -> None:
+        while True:
+            request = next(self._ping_ids)
+            self._pings[request] = time.monotonic()
+            await channel.send({"op": "ping", "id": request})
+            await asyncio.sleep(PING_EVERY_S)
+
+    def accept_host_key(self, fingerprint: str) -> None:
+        """The user said yes to an unknown host's fingerprint: trust it and let the next run connect."""
+        if self.ssh_link is None:
+            raise ValueError("a local host has no host key")
+        self.ssh_link.accept_pending_key(fingerprint)
+        self._set_link(LinkState.CONNECTING, "host key accepted")
+
+    # -- messages from the agent -------------------------------------------------------------------
+
+    def handle(self, message: dict[str, Any]) -> None:
+        kind = message.get("type")
+        handler = _HANDLERS.get(str(kind))
+        if handler is not None:
+            handler(self, message)
+
+    def _on_hello(self, message: dict[str, Any]) -> None:
+        self.hello = message
+        self.hellos += 1
+        self._set_link(LinkState.CONNECTED)
+        self._notify("hello")
+
+    def _on_gpus(self, message: dict[str, Any]) -> None:
+        self.gpus = list(message.get("gpus", []))
+        self.gpus_seen = True
+        self._notify("gpus")
+
+    def _on_processes(self, message: dict[str, Any]) -> None:
+        self.servers = list(message.get("servers", []))
+        self.processes_seen = True
+        self.orphans = list(message.get("orphans", []))
+        self._notify("processes")
+
+    def _on_log(self, message: dict[str, Any]) -> None:
+        log = self.log
+        start, end = int(message.get("offset", 0)), int(message.get("end", 0))
+        log.size = int(message.get("size", end))
+        log.inode = message.get("inode", log.inode)
+        if start != log.offset:
+            return  # not where we are: a duplicate after a reconnect, or out of order; never apply twice
+        data = str(message.get("data", ""))
+        lines = data.split("\n")
+        if lines and lines[-1] == "":
+            lines.pop()
+        for line in lines:
+            log.lines += 1
+            log.tracker.feed(line, log.lines)
+            log.recent.append(line)
+        log.offset = end
+        log.seen = True
+        self._notify("log")
+
+    def _on_log_reset(self, message: dict[str, Any]) -> None:
+        self.log.restart(message.get("inode"))
+        self.log.seen = True
+        self._notify("log")
+
+    def _on_pong(self, message: dict[str, Any]) -> None:
+        sent = self._pings.pop(int(message.get("id", -1)), None)
+        if sent is not None:
+            self.rtt_ms = (time.monotonic() - sent) * 1000.0
+            self._notify("link")
+
+    # -- derived state -----------------------------------------------------------------------------
+
+    @property
+    def server(self) -> dict[str, Any] | None:
+        """The host's SGLang server: the one on the active profile's port, else the newest one."""
+        if not self.servers:
+            return None
+        profile = self.host.profile
+        on_port = [s for s in self.servers if profile is not None and s.get("port") == profile.port]
+        return max(on_port or self.servers, key=lambda s: s.get("start_time", 0))
+
+    def placements(self) -> list[RankPlacement]:
+        server = self.server
+        return place_ranks(server, self.gpus) if server else []
+
+    @property
+    def complete(self) -> bool:
+        """All a first look needs has arrived: identity, GPUs, processes, the whole log."""
+        return (
+            bool(self.hello)
+            and self.gpus_seen
+            and self.processes_seen
+            and self.log.seen
+            and self.log.caught_up
+        )
+
+    @property
+    def nvml_source(self) -> str:
+        nvml = (self.hello or {}).get("nvml") or {}
+        return str(nvml.get("source", "none"))
+
+    def status(self) -> dict[str, Any]:
+        """The `status --json` object."""
+        ranks = {p.gpu: p.rank for p in self.placements() if p.gpu is not None}
+        return {
+            "host": self.host.name,
+            # A host reached without a usable Python is, for scripts, a host that cannot be used.
+            "link": LinkState.DOWN.value if self.link is LinkState.NO_AGENT else self.link.value,
+            "message": self.link_message,
+            "sglang_version": (self.hello or {}).get("sglang"),
+            "nvml": self.nvml_source,
+            "gpus": [_gpu_json(gpu, ranks.get(int(gpu.get("index", -1)))) for gpu in self.gpus],
+            "server": self._server_json(),
+        }
+
+    def _server_json(self) -> dict[str, Any] | None:
+        server = self.server
+        if server is None:
+            return None
+        startup = self.log.tracker.current
+        fatal = startup.fatal if startup else None
+        return {
+            "pid": server.get("pid"),
+            "pgid": server.get("pgid"),
+            "port": server.get("port"),
+            "stage": startup.stage.label if startup else "starting",
+            "ready": bool(startup and startup.ready),
+            "fatal": {"line": fatal.line, "summary": fatal.summary} if fatal else None,
+            "log": self.log.path,
+        }
+
+
+_HANDLERS: dict[str, Callable[[HostSession, dict[str, Any]], None]] = {
+    "hello": HostSession._on_hello,
+    "gpus": HostSession._on_gpus,
+    "processes": HostSession._on_processes,
+    "log": HostSession._on_log,
+    "log_reset": HostSession._on_log_reset,
+    "pong": HostSession._on_pong,
+}
+
+
+def _gpu_json(gpu: dict[str, Any], rank: str | None) -> dict[str, Any]:
+    return {
+        "index": gpu.get("index"),
+        "uuid": gpu.get("uuid"),
+        "name": gpu.get("name"),
+        "total_mib": gpu.get("total_mib"),
+        "used_mib": gpu.get("used_mib"),
+        "util_pct": gpu.get("util_pct"),
+        "rank": rank,
+        "processes": [
+            {"pid": p.get("pid"), "used_mib": p.get("used_mib"), "name": p.get("name")}
+            for p in gpu.get("processes", [])
+        ],
+    }
+
+
+def _target_of(host: Host) -> SshTarget:
+    assert host.ssh is not None
+    ssh = host.ssh
+    if ssh.user is None and ssh.port is None:
+        return SshTarget(host=ssh.alias)  # maybe an ~/.ssh/config alias: let the config resolve it
+    return SshTarget(host=ssh.hostname, port=ssh.port, user=ssh.user)

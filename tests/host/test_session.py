@@ -1,0 +1,284 @@
+"""HostSession against real links: a local agent, an in-process asyncssh server, OpenSSH's sshd, and an
+sshd in a network namespace whose link is cut. The simulated GPU host stands behind every one of them."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import socket
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from gdnconsole.config import Host, Profile, Simulate
+from gdnconsole.config import SshTarget as ConfigSshTarget
+from gdnconsole.host import simulated
+from gdnconsole.host.link import LinkState, SshTarget
+from gdnconsole.host.session import HostSession
+from tests.sshhosts import AsyncsshHost, NetnsHost, SshdHost
+
+FAST_BACKOFF = (0.05, 0.1, 0.2)
+CT129_ARGS = [
+    "--model-path", "Qwen/Qwen3.6-27B", "--tp", "2", "--speculative-algorithm", "NEXTN",
+    "--speculative-num-steps", "1", "--speculative-eagle-topk", "1", "--speculative-num-draft-tokens", "2",
+    "--mamba-scheduler-strategy", "extra_buffer",
+]  # fmt: skip
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def sim_host(
+    tmp_path: Path, ssh: SshdHost | None = None, python: str = sys.executable, **table: object
+) -> Host:
+    """A simulated GPU host whose files live in tmp_path, reached locally or over ``ssh``."""
+    sim: dict[str, object] = {"speed": 50.0, "release_lag_s": 0.0, "home": str(tmp_path / "simhome"), **table}
+    port = free_port()
+    return Host(
+        name="simbox",
+        ssh=ConfigSshTarget(
+            alias=f"{ssh.user}@{ssh.host}:{ssh.port}", user=ssh.user, hostname=ssh.host, port=ssh.port
+        )
+        if ssh
+        else None,
+        local=ssh is None,
+        python=python,
+        log="sglang_serve.log",
+        profiles={"p": Profile(name="p", model="Qwen/Qwen3.6-27B", tp=2, port=port)},
+        simulate=Simulate(
+            gpus=2,
+            gpu_name="NVIDIA RTX A6000",
+            gpu_mib=49140,
+            sglang=str(sim.get("sglang", "0.5.11")),
+            speed=50.0,
+            ffmpeg=True,
+            scenario="ok",
+            table=sim,
+        ),
+    )
+
+
+def target(ssh: SshdHost, **overrides: object) -> SshTarget:
+    options: dict[str, object] = {
+        "host": ssh.host,
+        "port": ssh.port,
+        "user": ssh.user,
+        "known_hosts": ssh.known_hosts,
+        "client_keys": (ssh.client_key,),
+        "ssh_config": ssh.ssh_config,
+    }
+    options.update(overrides)
+    return SshTarget(**options)  # type: ignore[arg-type]
+
+
+@contextlib.asynccontextmanager
+async def running(session: HostSession):
+    task = asyncio.create_task(session.run())
+    try:
+        yield session
+    finally:
+        await session.stop()
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+
+
+@pytest.fixture
+def sim_server() -> Iterator:
+    """Start the simulated SGLang server on a host (in its workdir, log redirected as an operator does)."""
+    started: list[subprocess.Popen[bytes]] = []
+
+    def start(host: Host) -> subprocess.Popen[bytes]:
+        env = {**os.environ, **simulated.environment(host)}
+        workdir = simulated.workdir(host)
+        profile = host.profile
+        assert profile is not None
+        with (workdir / host.log).open("wb") as log:
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "sglang.launch_server", *CT129_ARGS, "--port", str(profile.port)],
+                env=env,
+                cwd=workdir,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+        started.append(proc)
+        return proc
+
+    yield start
+    for proc in started:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+
+
+async def test_local_host_sees_gpus_server_ranks_and_stages(tmp_path: Path, sim_server) -> None:
+    host = sim_host(tmp_path)
+    session = HostSession(host, sample_interval=0.1, backoff=FAST_BACKOFF)
+    async with running(session):
+        assert await session.wait_until(lambda: session.gpus_seen, 20)
+        assert session.link is LinkState.CONNECTED and session.hello is not None
+        assert session.hello["sglang"] == "0.5.11" and session.nvml_source == "pynvml"
+        assert [g["name"] for g in session.gpus] == ["NVIDIA RTX A6000"] * 2
+        server = sim_server(host)
+
+        def ready() -> bool:
+            startup = session.log.tracker.current
+            return bool(
+                startup
+                and startup.ready
+                and session.server
+                and session.placements()
+                and all(p.evidence == "nvml" for p in session.placements())
+            )
+
+        assert await session.wait_until(ready, 30)
+        status = session.status()
+        assert status["server"]["pid"] == server.pid and status["server"]["stage"] in ("ready", "serving")
+        assert {g["rank"] for g in status["gpus"]} == {"TP0", "TP1"}
+        assert all(g["used_mib"] > 20_000 for g in status["gpus"])
+
+
+async def test_over_real_sshd(tmp_path: Path, sshd: SshdHost) -> None:
+    host = sim_host(tmp_path, ssh=sshd)
+    session = HostSession(host, ssh=target(sshd), sample_interval=0.1, backoff=FAST_BACKOFF)
+    async with running(session):
+        assert await session.wait_until(lambda: session.complete, 20), session.link_message
+        status = session.status()
+        assert status["link"] == "connected" and status["sglang_version"] == "0.5.11"
+        assert len(status["gpus"]) == 2
+        assert await session.wait_until(lambda: session.rtt_ms is not None, 10)
+
+
+async def test_unknown_host_is_not_connected_until_accepted(tmp_path: Path, sshd: SshdHost) -> None:
+    known = tmp_path / "known_hosts"
+    host = sim_host(tmp_path, ssh=sshd)
+    session = HostSession(host, ssh=target(sshd, known_hosts=known), backoff=FAST_BACKOFF)
+    async with running(session):
+        assert await session.wait_until(lambda: session.link is LinkState.UNKNOWN_HOST, 10)
+    assert session.hello is None and not known.exists()
+    assert session.fingerprint and session.fingerprint.startswith("SHA256:")
+    assert session.fingerprint in (session.link_message or "")
+    with pytest.raises(ValueError):
+        session.accept_host_key("SHA256:not-the-offered-key")
+    session.accept_host_key(session.fingerprint)
+    assert known.read_text().startswith(f"[{sshd.host}]:{sshd.port} ssh-ed25519 ")
+    async with running(session):
+        assert await session.wait_until(lambda: session.link is LinkState.CONNECTED, 10), session.link_message
+
+
+async def test_changed_host_key_is_refused(tmp_path: Path, asyncssh_host: AsyncsshHost) -> None:
+    await asyncssh_host.restart(new_host_key=True)  # known_hosts still holds the first key
+    before = asyncssh_host.known_hosts.read_text()
+    session = HostSession(
+        sim_host(tmp_path, ssh=asyncssh_host), ssh=target(asyncssh_host), backoff=FAST_BACKOFF
+    )
+    async with running(session):
+        assert await session.wait_until(lambda: session.link is LinkState.HOST_KEY_REFUSED, 10)
+    assert "CHANGED" in (session.link_message or "") and session.hello is None
+    assert asyncssh_host.known_hosts.read_text() == before
+
+
+async def test_wrong_key_is_auth_failed(tmp_path: Path, sshd: SshdHost) -> None:
+    other = tmp_path / "other_key"
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(other)], check=True)
+    session = HostSession(
+        sim_host(tmp_path, ssh=sshd), ssh=target(sshd, client_keys=(other,)), backoff=FAST_BACKOFF
+    )
+    async with running(session):
+        assert await session.wait_until(lambda: session.link is LinkState.AUTH_FAILED, 10)
+    assert session.status()["link"] == "auth-failed"
+
+
+async def test_host_without_python_says_so(tmp_path: Path, sshd: SshdHost) -> None:
+    host = sim_host(tmp_path, ssh=sshd, python="/nonexistent/python3")
+    session = HostSession(host, ssh=target(sshd), backoff=FAST_BACKOFF)
+    async with running(session):
+        assert await session.wait_until(lambda: session.link is LinkState.NO_AGENT, 10)
+    message = session.link_message or ""
+    assert "/nonexistent/python3" in message and "exit status 127" in message
+    assert session.status()["link"] == "down"
+
+
+@pytest.mark.parametrize(
+    ("table", "source"),
+    [({"nvml": "absent"}, "nvidia-smi"), ({"nvml": "absent", "nvidia_smi": False}, "none")],
+)
+async def test_without_nvml(tmp_path: Path, table: dict[str, object], source: str) -> None:
+    session = HostSession(sim_host(tmp_path, **table), sample_interval=0.1, backoff=FAST_BACKOFF)
+    async with running(session):
+        assert await session.wait_until(lambda: session.complete, 20)
+    assert session.nvml_source == source
+    if source == "none":
+        assert session.gpus == [] and (session.hello or {})["nvml"]["reason"]
+    else:
+        assert len(session.gpus) == 2
+
+
+async def test_log_resumes_at_the_exact_byte_across_twenty_drops(
+    tmp_path: Path, asyncssh_host: AsyncsshHost
+) -> None:
+    host = sim_host(tmp_path, ssh=asyncssh_host)
+    workdir = simulated.workdir(host)
+    simulated.environment(host)
+    log = workdir / host.log
+    log.write_text("")
+    session = HostSession(host, ssh=target(asyncssh_host), sample_interval=0.2, backoff=FAST_BACKOFF)
+    written = 0
+    async with running(session):
+        assert await session.wait_until(lambda: session.link is LinkState.CONNECTED, 10)
+        for drop in range(20):
+            with log.open("a") as fh:
+                for _ in range(50):
+                    written += 1
+                    fh.write(f"[2026-11-30 10:00:00 TP0] seq {written:06d} " + "x" * (written % 97) + "\n")
+            if drop % 2:
+                await session.wait_until(lambda n=written: session.log.lines >= n - 25, 10)
+            connects = session.connects
+            asyncssh_host.drop_connections()
+            assert await session.wait_until(
+                lambda c=connects: session.connects > c and session.link is LinkState.CONNECTED, 15
+            ), session.link_message
+        assert await session.wait_until(lambda: session.log.lines == written, 15)
+    numbers = [int(line.split("seq ")[1][:6]) for line in session.log.recent]
+    assert numbers == list(range(1, written + 1))
+    assert session.log.offset == log.stat().st_size and session.connects >= 21
+
+
+async def test_dead_link_is_noticed_within_keepalive_and_reconnects(
+    tmp_path: Path, netns_host: NetnsHost
+) -> None:
+    # The simulated host's files are on this machine; the agent reaches them through the namespace's sshd.
+    host = sim_host(tmp_path, ssh=netns_host, python="python3")
+    simulated.environment(host)
+    log = simulated.workdir(host) / host.log
+    log.write_text("[2026-11-30 10:00:00] before\n")
+    ssh = target(netns_host, keepalive_interval=0.5, keepalive_count_max=2)
+    session = HostSession(host, ssh=ssh, sample_interval=0.2, backoff=FAST_BACKOFF)
+    async with running(session):
+        assert await session.wait_until(
+            lambda: session.link is LinkState.CONNECTED and session.log.lines == 1, 15
+        )
+        netns_host.link_down()
+        try:
+            loop = asyncio.get_running_loop()
+            cut = loop.time()
+            assert await session.wait_until(lambda: session.link is not LinkState.CONNECTED, 5)
+            noticed = loop.time() - cut
+            assert noticed < 0.5 * (2 + 1) + 1.5  # keepalive window, plus scheduling slack
+            with log.open("a") as fh:
+                fh.write("[2026-11-30 10:00:01] while down\n")
+        finally:
+            netns_host.link_up()
+        assert await session.wait_until(
+            lambda: session.link is LinkState.CONNECTED and session.log.lines == 2, 20
+        ), session.link_message
+    assert list(session.log.recent)[-1].endswith("while down")
