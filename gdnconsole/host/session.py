@@ -15,6 +15,7 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import asyncssh
@@ -43,6 +44,17 @@ class LogState:
     recent: deque[str] = field(default_factory=lambda: deque(maxlen=RECENT_LINES))
     resets: int = 0
     seen: bool = False  # the agent has said something about the file
+    mirror: Path | None = None  # a local copy of what was read, for views that page through the file
+
+    def append_mirror(self, data: str) -> None:
+        if self.mirror is not None and data:
+            with self.mirror.open("a", encoding="utf-8") as fh:
+                fh.write(data)
+
+    def reset_mirror(self) -> None:
+        if self.mirror is not None:
+            self.mirror.parent.mkdir(parents=True, exist_ok=True)
+            self.mirror.write_bytes(b"")
 
     @property
     def caught_up(self) -> bool:
@@ -54,6 +66,7 @@ class LogState:
         self.tracker = StageTracker()
         self.recent.clear()
         self.resets += 1
+        self.reset_mirror()
 
 
 class HostSession:
@@ -64,7 +77,10 @@ class HostSession:
         ssh: SshTarget | None = None,
         sample_interval: float = 1.0,
         backoff: tuple[float, ...] = BACKOFF_S,
+        mirror: Path | None = None,
     ) -> None:
+        """``mirror``: a local file that receives every log line read (the dashboard's log view pages
+        through it, so the console holds no more than the recent lines in memory)."""
         self.host = host
         self.sample_interval = sample_interval
         self.backoff = backoff
@@ -78,7 +94,8 @@ class HostSession:
         self.gpus: list[dict[str, Any]] = []
         self.servers: list[dict[str, Any]] = []
         self.orphans: list[dict[str, Any]] = []
-        self.log = LogState(path=host.log)
+        self.log = LogState(path=host.log, mirror=mirror)
+        self.log.reset_mirror()
         self.connects = 0
         self.hellos = 0
         self.gpus_seen = False
@@ -250,6 +267,7 @@ class HostSession:
             log.lines += 1
             log.tracker.feed(line, log.lines)
             log.recent.append(line)
+        log.append_mirror(data)
         log.offset = end
         log.seen = True
         self._notify("log")

@@ -231,7 +231,10 @@ async def test_log_resumes_at_the_exact_byte_across_twenty_drops(
     simulated.environment(host)
     log = workdir / host.log
     log.write_text("")
-    session = HostSession(host, ssh=target(asyncssh_host), sample_interval=0.2, backoff=FAST_BACKOFF)
+    mirror = tmp_path / "mirror.log"
+    session = HostSession(
+        host, ssh=target(asyncssh_host), sample_interval=0.2, backoff=FAST_BACKOFF, mirror=mirror
+    )
     written = 0
     async with running(session):
         assert await session.wait_until(lambda: session.link is LinkState.CONNECTED, 10)
@@ -251,6 +254,7 @@ async def test_log_resumes_at_the_exact_byte_across_twenty_drops(
     numbers = [int(line.split("seq ")[1][:6]) for line in session.log.recent]
     assert numbers == list(range(1, written + 1))
     assert session.log.offset == log.stat().st_size and session.connects >= 21
+    assert mirror.read_bytes() == log.read_bytes()  # the local copy the dashboard pages through
 
 
 async def test_dead_link_is_noticed_within_keepalive_and_reconnects(
