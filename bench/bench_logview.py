@@ -18,22 +18,12 @@ import sys
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from biglog import big_log  # noqa: E402
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
-OUT = HERE / "out"
 SIZE = (120, 36)
-
-
-def big_log() -> Path:
-    given = os.environ.get("GDNCONSOLE_BENCH_LOG")
-    if given:
-        return Path(given)
-    path = OUT / "big1g.log"
-    if not path.exists():
-        OUT.mkdir(exist_ok=True)
-        print(f"generating {path} (1 GB)…", flush=True)
-        subprocess.run([sys.executable, str(HERE / "gen_log.py"), str(path), "--mb", "1024"], check=True)
-    return path
 
 
 def child(path: Path, follow: bool) -> dict[str, float]:
@@ -91,7 +81,7 @@ async def render_times(app: object, pilot: object) -> dict[str, float]:
                 view.render_line(y)
         out[f"render_screen_ms_{name}"] = (time.perf_counter() - start) * 1000 / repeats
     # What a scroll costs off the UI thread: reading and classifying the rows around a screen.
-    doc = app.log_screen.doc
+    doc = app.log_screen.pane.doc
     for name, line in (
         ("start", 0),
         ("middle", doc.index.line_count // 2),
