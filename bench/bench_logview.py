@@ -12,14 +12,13 @@ printed apart. Peak RSS is ``ru_maxrss`` after the background index and tracker 
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from biglog import big_log  # noqa: E402
+from biglog import big_log
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent

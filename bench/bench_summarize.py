@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from biglog import big_log  # noqa: E402
+from biglog import big_log
 
 RUNS = 3
 
