@@ -26,6 +26,11 @@ def fail(message: str, code: int = EXIT_USAGE) -> NoReturn:
     sys.exit(code)
 
 
+def interactive() -> bool:
+    """A terminal to draw the dashboard on (else: print, for pipes and scripts)."""
+    return sys.stdout.isatty()
+
+
 def load_config() -> Config:
     try:
         return config.load()
@@ -33,11 +38,61 @@ def load_config() -> Config:
         fail(str(exc))
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+OPEN_COMMAND = "open"
+
+
+class HostsGroup(click.Group):
+    """`gdnconsole HOST [HOST...]`: a first argument that names no command is a host, and goes with the
+    rest to the hidden `open` command. Real commands win over hosts of the same name."""
+
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        name = args[0] if args else ""
+        if name and not name.startswith("-") and self.get_command(ctx, name) is None:
+            command = self.get_command(ctx, OPEN_COMMAND)
+            if command is not None:
+                return OPEN_COMMAND, command, args
+        return super().resolve_command(ctx, args)
+
+
+@click.group(
+    cls=HostsGroup,
+    invoke_without_command=True,
+    subcommand_metavar="HOST... | COMMAND [ARGS]...",
+    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+)
 @click.version_option(__version__, prog_name="gdnconsole")
-def main() -> None:
+@click.pass_context
+def main(ctx: click.Context) -> None:
     """A console for SGLang on your own GPU boxes: GPU memory per rank, the live server log by startup
-    stage, one-key launch with checked speculative flags, and test prompts."""
+    stage, one-key launch with checked speculative flags, and test prompts.
+
+    `gdnconsole HOST [HOST...]` opens the dashboard on those hosts (names from the hosts file, `demo`, or
+    ssh targets / ~/.ssh/config aliases); plain `gdnconsole` lets you pick among the configured hosts."""
+    if ctx.invoked_subcommand is not None:
+        return
+    cfg = load_config()
+    if not cfg.hosts or not interactive():
+        click.echo(ctx.get_help())
+        return
+    from gdnconsole.ui.app import run_dashboard  # Textual loads only when a screen is shown
+
+    run_dashboard([], choices=list(cfg.hosts.values()), config_path=str(cfg.path))
+
+
+@main.command(OPEN_COMMAND, hidden=True)
+@click.argument("names", nargs=-1, required=True, metavar="HOST...")
+def open_cmd(names: tuple[str, ...]) -> None:
+    """Open the dashboard on HOST... (one tab per host)."""
+    cfg = load_config()
+    try:
+        hosts = [config_file.resolve_host(cfg, name) for name in dict.fromkeys(names)]
+    except ConfigError as exc:
+        fail(str(exc))
+    from gdnconsole.ui.app import run_dashboard
+
+    run_dashboard(hosts)
 
 
 # -- config ----------------------------------------------------------------------------------------
@@ -185,9 +240,9 @@ def _free_port(host: str) -> int:
 @click.option("--profile", "profile_name", help="Launch profile of the demo host (default: its default).")
 @click.option("--scenario", type=click.Choice(config.SIM_SCENARIOS), help="Failure to rehearse.")
 @click.option("--speed", type=click.FloatRange(min=0.01), help="Timeline speed (1.0: ~20 s startup).")
-@click.option("--plain", is_flag=True, help="Print the log instead of opening the log view.")
+@click.option("--plain", is_flag=True, help="Print the log instead of opening the dashboard.")
 def demo_cmd(profile_name: str | None, scenario: str | None, speed: float | None, plain: bool) -> None:
-    """Start SGLang on the simulated `demo` host and follow its log in the log view."""
+    """Start SGLang on the simulated `demo` host and open the dashboard on it."""
     host = config_file.demo_host(load_config())
     assert host.simulate is not None
     table = dict(host.simulate.table)
@@ -203,19 +258,23 @@ def demo_cmd(profile_name: str | None, scenario: str | None, speed: float | None
         port = _free_port(profile.host)
         click.echo(f"port {profile.port} is taken on {profile.host}; the demo server uses {port}", err=True)
         profile = dataclasses.replace(profile, port=port)
+    # The dashboard picks the server on the profile's port: make it the one the demo runs.
+    host = dataclasses.replace(
+        host, profiles={**host.profiles, profile.name: profile}, default_profile=profile.name
+    )
     spec = launch_spec(profile, host.python)
     log = simulated.log_path(host)
     env = simulated.environment(host)
-    if plain or not sys.stdout.isatty():
+    if plain or not interactive():
         click.echo(f"-- {' '.join(spec.argv)}")
         click.echo(f"-- log: {log}")
         code = foreground.run(spec, env=env, cwd=simulated.workdir(host), log=log, out=sys.stdout)
     else:
-        from gdnconsole.ui.logscreen import run_log_view  # Textual loads only when a screen is shown
+        from gdnconsole.ui.app import run_dashboard  # Textual loads only when a screen is shown
 
         server = foreground.start(spec, env=env, cwd=simulated.workdir(host), log=log)
         try:
-            run_log_view(log, follow=True)
+            run_dashboard([host])
         finally:
             click.echo(f"-- stopping the demo server (pid {server.pid})")
             code = foreground.stop(server)

@@ -114,6 +114,19 @@ class _Walker:
             records.append(pending)
 
 
+def scan_buffer(
+    buf: bytes, first_line: int, needle: bytes | None = None
+) -> tuple[int, list[tuple[int, bytes]], bytes | None]:
+    """The lines of ``buf`` (whole lines, ending with a newline) that matter, numbered from
+    ``first_line``; returns (lines in buf, records, the batch needle to pass to the next call)."""
+    if needle is None:
+        needle = _batch_needle(buf)
+    walker = _Walker(buf, first_line, needle)
+    lines = buf.count(b"\n")
+    walker.walk(0, len(buf), lines, walker.boring_count(0, len(buf)))
+    return lines, walker.records, needle
+
+
 def _scan_span(path: str, start: int, end: int) -> tuple[int, list[tuple[int, bytes]]]:
     """Scan bytes ``[start, end)`` (whole lines); line numbers relative to the span (1-based)."""
     records: list[tuple[int, bytes]] = []

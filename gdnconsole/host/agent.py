@@ -40,13 +40,14 @@ Agent -> console:
   A field that fails is null, with its message in ``errors``. If the source stops answering altogether
   the agent moves on (pynvml -> nvidia-smi -> none) and ``nvml`` says so.
 - ``{"type": "processes", "t": EPOCH, "servers": [{"pid", "pgid", "sid", "ppid", "start_time": EPOCH,
-  "cmdline": [str], "port": int, "host": str, "cwd": str | null, "env": {NAME: VALUE} | null,
+  "cmdline": [str], "port": int | null, "host": str, "cwd": str | null, "env": {NAME: VALUE} | null,
   "children": [{"pid", "ppid", "pgid", "title": "sglang::scheduler_TP0", "rank": "TP0" | null,
   "start_time", "cmdline"}]}], "orphans": [child entries whose server is gone]}``.
   A server is a process running ``python -m sglang.launch_server``, ``python .../sglang/launch_server.py``
   or ``sglang serve``; its children have an ``sglang::`` process title (argv[0]). ``port`` and ``host``
-  are the ``--port``/``--host`` arguments or SGLang's defaults (30000, 127.0.0.1). ``env`` holds
-  CUDA_VISIBLE_DEVICES and the SGLANG_*/SGL_* variables (null when /proc/PID/environ is unreadable).
+  are the ``--port``/``--host`` arguments or SGLang's defaults (30000, 127.0.0.1); a port that is not a
+  number is null. ``env`` holds CUDA_VISIBLE_DEVICES and the SGLANG_*/SGL_* variables, less any whose
+  name looks like a secret (KEY, TOKEN...); null when /proc/PID/environ is not ours to read.
 - ``{"type": "log", "path", "inode", "offset": START, "end": END, "data": str, "size": FILE_SIZE}``:
   bytes ``[START, END)`` of the file, complete lines only, decoded as UTF-8 with replacement (offsets
   count bytes). A partial last line is held until its newline arrives, unless it grows past 1 MiB.
@@ -54,7 +55,8 @@ Agent -> console:
 - ``{"type": "log_reset", "path", "reason": "truncated" | "replaced" | "missing" | "appeared",
   "inode": int | null}``: following goes on from offset 0 of the file with that inode ("missing": no
   file there now; a ``message`` says why it could not be read).
-- ``{"type": "pong", "id", "t"}`` and ``{"type": "error", "op", "message"}``.
+- ``{"type": "pong", "id", "t"}`` and ``{"type": "error", "op", "message"}``; periodic work that fails
+  reports with ``"op": "sample"`` or ``"follow"`` and is tried again at its next turn.
 
 The agent exits when its stdin closes (OpenSSH does not forward signals), whatever it is doing.
 """
@@ -73,6 +75,8 @@ import subprocess
 import sys
 import threading
 import time
+import traceback
+from stat import S_ISREG
 from typing import IO, TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -87,7 +91,8 @@ BOOTSTRAP_ARGS = ("-u", "-c", BOOTSTRAP_CODE)  # after the host's python; stdin 
 BOOTSTRAP = "python3 -u -c '" + BOOTSTRAP_CODE + "'"  # the same as one shell command, with python3
 
 DEFAULT_INTERVAL_S = 1.0
-LOG_POLL_S = 0.1  # how often a followed file is checked: fast enough to look live, cheap when idle
+LOG_POLL_S = 0.05  # how soon a growing file is checked again: a stage change shows within ~50 ms
+LOG_POLL_IDLE_S = 0.08  # ... and a quiet one: changes still show in < 100 ms; idle polls cost ~0.3% CPU
 LOG_READ_MAX = 256 * 1024  # bytes read for one log message
 LOG_LINE_MAX = 1024 * 1024  # a partial line this long is sent without waiting for its newline
 SMI_TIMEOUT_S = 10.0  # nvidia-smi can hang on a wedged driver; the agent must not
@@ -188,7 +193,9 @@ def read_argv(pid: int) -> list[str] | None:
 
 def read_comm(pid: int) -> str | None:
     raw = read_bytes(f"/proc/{pid}/comm")
-    return raw.decode("utf-8", "replace").strip() or None if raw else None
+    if not raw:
+        return None
+    return raw.decode("utf-8", "replace").strip() or None
 
 
 def process_name(pid: int) -> str | None:
@@ -327,7 +334,7 @@ def title_of(argv: list[str]) -> str | None:
 
 
 def rank_of(title: str) -> str | None:
-    """ "sglang::scheduler_DP0_TP1" -> "DP0_TP1"; None for a process without a rank (tp 1, detokenizer)."""
+    """The rank in a scheduler's title ("DP0_TP1" of "sglang::scheduler_DP0_TP1"); None for tp 1 or others."""
     match = re.match(r"sglang::scheduler_(\S+)$", title)
     return match.group(1) if match else None
 
@@ -425,7 +432,8 @@ class Scanner:
                 orphans.append(entry)
             else:
                 servers[owner]["children"].append(entry)
-        return {"type": "processes", "t": time.time(), "servers": list(servers.values()), "orphans": orphans}
+        listed = [servers[pid] for pid in sorted(servers)]
+        return {"type": "processes", "t": time.time(), "servers": listed, "orphans": orphans}
 
     def server_entry(self, pid: int, argv: list[str], stat: Stat) -> dict[str, Any]:
         return {
@@ -832,15 +840,18 @@ class Follower:
     def read_pos(self) -> int:
         return self.offset + len(self.pending)
 
-    def poll(self) -> bool:
-        """Send what is new; True when more is waiting already (the caller polls again at once)."""
+    def poll(self) -> float:
+        """Send what is new; return how soon to look again (0: more is waiting already)."""
         if not self._ensure_open():
-            return False
+            return LOG_POLL_IDLE_S
         assert self._fd is not None
         size = os.fstat(self._fd).st_size
         if size < self.read_pos:
             self._restart("truncated", self.inode)
-        return self._read(size)
+        if size <= self.read_pos:
+            return LOG_POLL_IDLE_S
+        self._read(size)
+        return 0.0 if self.read_pos < size else LOG_POLL_S
 
     def close(self) -> None:
         if self._fd is not None:
@@ -854,9 +865,12 @@ class Follower:
             if self._fd is not None and (st.st_dev, st.st_ino) == self._fd_id:
                 return True
             self.close()
+            if not S_ISREG(st.st_mode):  # a directory cannot be read, a FIFO would block the agent
+                self._gone("not a regular file")
+                return False
             self._fd = os.open(self.path, os.O_RDONLY)
         except OSError as exc:
-            self._gone(exc)
+            self._gone(exc.strerror or str(exc))
             return False
         opened = os.fstat(self._fd)  # the file actually opened, should the path change again meanwhile
         self._fd_id = (opened.st_dev, opened.st_ino)
@@ -872,11 +886,10 @@ class Follower:
             self._restart("replaced", inode)
         self._missing = False
 
-    def _gone(self, exc: OSError) -> None:
+    def _gone(self, message: str) -> None:
         self.close()
         if not self._missing:
             self._missing = True
-            message = exc.strerror or str(exc)
             self._send(
                 {
                     "type": "log_reset",
@@ -891,10 +904,9 @@ class Follower:
         self.offset, self.pending, self.inode = 0, b"", inode
         self._send({"type": "log_reset", "path": self.path, "reason": reason, "inode": inode})
 
-    def _read(self, size: int) -> bool:
+    def _read(self, size: int) -> None:
+        """One message's worth from the read position on (the caller knows the file has more)."""
         start = self.read_pos
-        if size <= start:
-            return False
         assert self._fd is not None
         # Room for LOG_READ_MAX in one message; a long line being gathered grows by LOG_READ_MAX at a time.
         room = LOG_READ_MAX - len(self.pending) if len(self.pending) < LOG_READ_MAX else LOG_READ_MAX
@@ -914,7 +926,6 @@ class Follower:
             )
         self.offset += cut
         self.pending = data[cut:]
-        return self.read_pos < size
 
 
 # --- the agent ----------------------------------------------------------------------------------------
@@ -1023,8 +1034,7 @@ class Agent:
 
     def poll_log(self) -> None:
         assert self.follower is not None
-        more = self.follower.poll()
-        self.next_poll = time.monotonic() + (0.0 if more else LOG_POLL_S)
+        self.next_poll = time.monotonic() + self.follower.poll()
 
     def sample(self) -> None:
         gpus = self.gpus.sample()
@@ -1089,15 +1099,20 @@ def main() -> None:
     reader = threading.Thread(target=read_requests, args=(sys.stdin.buffer, inbox), daemon=True)
     reader.start()
     agent = Agent(Writer(sys.stdout.buffer))
+    status = 0
     try:
         serve(agent, inbox)
         agent.close()
     except (BrokenPipeError, KeyboardInterrupt):
         pass  # the console is gone: nobody to tell
+    except Exception:
+        traceback.print_exc()  # stderr: the console shows it as the agent's last words
+        status = 1
     finally:
+        sys.stderr.flush()
         # Not a normal interpreter exit: that would wait on the reader thread's lock on stdin (a fatal error
         # at shutdown when stdin is still open) and flush a stdout that may be a broken pipe.
-        os._exit(0)
+        os._exit(status)
 
 
 if __name__ == "__main__":

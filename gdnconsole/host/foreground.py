@@ -1,8 +1,9 @@
 """Run a server in the foreground on this machine and show its log as it grows.
 
-Used by `gdnconsole demo` until the dashboard exists. The server runs in its own session and process
-group with its output going to the log file, as the console will launch it on a real host; Ctrl-C stops
-it the way SGLang expects (SIGTERM, then SIGKILL to that process group only).
+Used by `gdnconsole demo` to start the simulated server that its dashboard then watches (and by
+`--plain`). The server runs in its own session and process group with its output going to the log file,
+as the console will launch it on a real host; Ctrl-C stops it the way SGLang expects (SIGTERM, then
+SIGKILL to that process group only).
 """
 
 from __future__ import annotations

@@ -26,6 +26,9 @@ from gdnconsole.host import agent
 KEEPALIVE_INTERVAL_S = 2.0  # a dead link is noticed after about interval x (count + 1)
 KEEPALIVE_COUNT_MAX = 2
 CONNECT_TIMEOUT_S = 15.0
+# A log message carries up to 256 KiB of text, a cut 1 MiB line more, and JSON escaping can grow it
+# several times: asyncio's default 64 KiB line limit would fail on the first busy second.
+MESSAGE_LIMIT = 64 << 20
 DEFAULT_KNOWN_HOSTS = Path("~/.ssh/known_hosts").expanduser()
 DEFAULT_SSH_CONFIG = Path("~/.ssh/config").expanduser()
 SSH_CONFIG_ENV = "GDNCONSOLE_SSH_CONFIG"  # another ssh_config file instead of ~/.ssh/config
@@ -134,6 +137,7 @@ class LocalAgent(AgentChannel):
                 stderr=asyncio.subprocess.PIPE,
                 env={**os.environ, **env},
                 cwd=cwd,
+                limit=MESSAGE_LIMIT,
             )
         except FileNotFoundError:
             raise LinkError(LinkState.DOWN, f"no Python interpreter {python!r} on this machine") from None

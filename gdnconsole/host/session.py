@@ -12,7 +12,6 @@ import asyncio
 import contextlib
 import itertools
 import time
-from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,6 +19,7 @@ from typing import Any
 
 import asyncssh
 
+from gdnconsole import logscan
 from gdnconsole.config import Host
 from gdnconsole.host import simulated
 from gdnconsole.host.link import AgentChannel, LinkError, LinkState, LocalAgent, SshLink, SshTarget
@@ -27,7 +27,7 @@ from gdnconsole.host.ranks import RankPlacement, place_ranks
 from gdnconsole.sglang.tracker import StageTracker
 
 BACKOFF_S = (0.5, 1.0, 2.0, 4.0, 8.0, 15.0)
-RECENT_LINES = 5000  # lines kept in memory for a view that opens later; the file stays on the host
+RECENT_BYTES = 1 << 20  # text kept in memory for a quick look; views page through the mirror file
 PING_EVERY_S = 5.0
 
 Listener = Callable[[str], None]
@@ -41,10 +41,18 @@ class LogState:
     size: int = 0  # the file's size when the agent last looked
     lines: int = 0
     tracker: StageTracker = field(default_factory=StageTracker)
-    recent: deque[str] = field(default_factory=lambda: deque(maxlen=RECENT_LINES))
+    tail: str = ""  # the last RECENT_BYTES of text read, for a glance without the mirror
     resets: int = 0
     seen: bool = False  # the agent has said something about the file
     mirror: Path | None = None  # a local copy of what was read, for views that page through the file
+    needle: bytes | None = None  # this log's batch-line form, once seen
+
+    def recent(self, count: int = 1000) -> list[str]:
+        """The last ``count`` whole lines read (as many as the kept tail holds)."""
+        lines = self.tail.split("\n")[:-1]
+        if len(self.tail) >= RECENT_BYTES and lines:
+            lines = lines[1:]  # the first one may be cut
+        return lines[-count:]
 
     def append_mirror(self, data: str) -> None:
         if self.mirror is not None and data:
@@ -64,7 +72,8 @@ class LogState:
         """The file was truncated or replaced (a relaunch rewrote it): read it again from its start."""
         self.offset, self.inode, self.size, self.lines = 0, inode, 0, 0
         self.tracker = StageTracker()
-        self.recent.clear()
+        self.tail = ""
+        self.needle = None
         self.resets += 1
         self.reset_mirror()
 
@@ -260,13 +269,15 @@ class HostSession:
         if start != log.offset:
             return  # not where we are: a duplicate after a reconnect, or out of order; never apply twice
         data = str(message.get("data", ""))
-        lines = data.split("\n")
-        if lines and lines[-1] == "":
-            lines.pop()
-        for line in lines:
-            log.lines += 1
-            log.tracker.feed(line, log.lines)
-            log.recent.append(line)
+        if data and not data.endswith("\n"):
+            data += "\n"  # the agent sends whole lines; a last one without newline is a long line cut
+        # Batch and access lines are most of a serving log: only the others (and the ends of each run of
+        # them) go through the tracker, which reads the same story from them (logscan's module doc).
+        count, records, log.needle = logscan.scan_buffer(data.encode(), log.lines + 1, log.needle)
+        for number, raw in records:
+            log.tracker.feed(raw.decode("utf-8", errors="replace"), number)
+        log.lines += count
+        log.tail = (log.tail + data)[-RECENT_BYTES:]
         log.append_mirror(data)
         log.offset = end
         log.seen = True

@@ -215,7 +215,8 @@ def _tqdm_meaning(message: str) -> tuple[str, Stage | None]:
 
 # -- numbers ---------------------------------------------------------------------------------------
 
-_PAIR = re.compile(r"(?P<key>[#A-Za-z_][\w #()/-]*?)\s*[=:]\s*(?P<value>-?\d+(?:\.\d+)?)")
+# The unit after a value is consumed: SGLang's mamba line runs on with no comma ("8.72GB intermediate_…").
+_PAIR = re.compile(r"(?P<key>[#A-Za-z_][\w #()/-]*?)\s*[=:]\s*(?P<value>-?\d+(?:\.\d+)?)(?:\s*[KMGT]i?B\b)?")
 _UVICORN_PORT = re.compile(r"https?://\S+?:(?P<port>\d+)")
 _UVICORN_PID = re.compile(r"\[(?P<pid>\d+)\]")
 _ACCESS_PARTS = re.compile(r'"(?P<method>[A-Z]+) (?P<path>\S*) HTTP/[\d.]+" (?P<status>\d{3})')

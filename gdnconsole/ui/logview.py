@@ -291,6 +291,10 @@ class LogView(ScrollView, can_focus=True):
         if lines:
             self.post_message(self.LinesWanted(lines))
 
+    def on_resize(self, event: events.Resize) -> None:
+        if self.tail and self.rows.count:
+            self._follow_cursor()  # opened before its first layout (a hidden tab): the tail is still the end
+
     def notify_style_update(self) -> None:
         super().notify_style_update()
         self.refresh()

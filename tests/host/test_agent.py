@@ -885,3 +885,15 @@ def test_nvml_that_stops_answering_falls_back_to_nvidia_smi(
     assert described["source"] == "none"
     assert "pynvml: NVML stopped answering" in described["reason"]
     assert "nvidia-smi: not found on PATH" in described["reason"]
+
+
+def test_a_fifo_is_not_followed(
+    sim_host: SimHostFactory, start_agent: Callable[..., Agent], tmp_path: Path
+) -> None:
+    fifo = tmp_path / "serve.log"
+    os.mkfifo(fifo)
+    a = start_agent(sim_host())
+    a.send(op="follow", path=str(fifo), offset=0, inode=None)
+    reset = a.next("log_reset")
+    assert (reset["reason"], reset["message"]) == ("missing", "not a regular file")
+    assert a.request("pong", op="ping", id=2)["id"] == 2  # not blocked in open()

@@ -251,7 +251,7 @@ async def test_log_resumes_at_the_exact_byte_across_twenty_drops(
                 lambda c=connects: session.connects > c and session.link is LinkState.CONNECTED, 15
             ), session.link_message
         assert await session.wait_until(lambda: session.log.lines == written, 15)
-    numbers = [int(line.split("seq ")[1][:6]) for line in session.log.recent]
+    numbers = [int(line.split("seq ")[1][:6]) for line in session.log.recent(100_000)]
     assert numbers == list(range(1, written + 1))
     assert session.log.offset == log.stat().st_size and session.connects >= 21
     assert mirror.read_bytes() == log.read_bytes()  # the local copy the dashboard pages through
@@ -285,4 +285,19 @@ async def test_dead_link_is_noticed_within_keepalive_and_reconnects(
         assert await session.wait_until(
             lambda: session.link is LinkState.CONNECTED and session.log.lines == 2, 20
         ), session.link_message
-    assert list(session.log.recent)[-1].endswith("while down")
+    assert session.log.recent()[-1].endswith("while down")
+
+
+async def test_a_busy_log_arrives_whole_over_a_local_link(tmp_path: Path) -> None:
+    """Agent messages carry up to 256 KiB of log text: far past asyncio's default 64 KiB line limit."""
+    host = sim_host(tmp_path)
+    simulated.environment(host)
+    log = simulated.workdir(host) / host.log
+    line = "[2026-11-30 10:00:00 TP0] Decode batch, #running-req: 1, #token: 9, token usage: 0.00, cuda graph: True, gen throughput (token/s): 9.00, #queue-req: 0\n"
+    log.write_text(line * 40_000)  # ~6 MB
+    mirror = tmp_path / "mirror.log"
+    session = HostSession(host, sample_interval=0.5, backoff=FAST_BACKOFF, mirror=mirror)
+    async with running(session):
+        assert await session.wait_until(lambda: session.log.offset == log.stat().st_size, 30)
+    assert session.log.lines == 40_000 and mirror.stat().st_size == log.stat().st_size
+    assert session.log.tracker.current is not None and session.log.tracker.current.gen_throughput == 9.0

@@ -1,0 +1,113 @@
+"""The dashboard app: `gdnconsole HOST…` (a tab per host), plain `gdnconsole` (the host picker first),
+and `gdnconsole demo` (the simulated host with its server starting)."""
+
+from __future__ import annotations
+
+import re
+import tempfile
+import time
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+
+from textual.app import App, SystemCommand
+from textual.screen import Screen
+
+from gdnconsole.config import Host
+from gdnconsole.host.session import HostSession
+from gdnconsole.ui import theme
+from gdnconsole.ui.commands import binding_commands
+from gdnconsole.ui.dashboard import DashboardScreen
+from gdnconsole.ui.hostpicker import HostPickerScreen
+from gdnconsole.ui.logpane import POLL_S
+from gdnconsole.ui.statusbar import Clock
+
+SessionFactory = Callable[[Host, int], HostSession]
+
+
+def mirror_sessions(directory: Path) -> SessionFactory:
+    """HostSessions whose log mirrors live in ``directory`` (one file per open host)."""
+
+    def make(host: Host, index: int) -> HostSession:
+        safe = re.sub(r"[^A-Za-z0-9_.-]", "_", host.name)
+        return HostSession(host, mirror=directory / f"{index}-{safe}.log")
+
+    return make
+
+
+class DashboardApp(App[None]):
+    TITLE = "gdnconsole"
+
+    def __init__(
+        self,
+        sessions: Sequence[HostSession] = (),
+        *,
+        choices: Sequence[Host] = (),
+        factory: SessionFactory | None = None,
+        config_path: str = "",
+        start: bool = True,
+        clock: Clock = time.time,
+        theme_name: str = theme.DEFAULT_THEME,
+        poll_interval: float | None = POLL_S,
+    ) -> None:
+        """Open ``sessions`` at once, or let the user pick among ``choices`` (``factory`` makes their
+        sessions). ``start``: run the sessions (False for state set by hand); ``clock``: for uptimes."""
+        super().__init__()
+        if not sessions and (not choices or factory is None):
+            raise ValueError("give sessions, or choices and a factory")
+        self.sessions = list(sessions)
+        self.choices = list(choices)
+        self.factory = factory
+        self.config_path = config_path
+        self.start = start
+        self.clock = clock
+        self.poll_interval = poll_interval
+        textual_theme, self.palette = theme.load(theme_name)
+        self.register_theme(textual_theme)
+        self.theme = textual_theme.name
+        self._set_titles()
+
+    def _set_titles(self) -> None:
+        self.sub_title = " · ".join(s.host.name for s in self.sessions)
+
+    def on_mount(self) -> None:
+        if self.sessions:
+            self.push_screen(self._dashboard())
+        else:
+            self.push_screen(HostPickerScreen(self.choices, self.config_path), self._picked)
+
+    def _dashboard(self) -> DashboardScreen:
+        return DashboardScreen(
+            self.sessions, self.palette, self.clock, start=self.start, poll_interval=self.poll_interval
+        )
+
+    def _picked(self, hosts: list[Host] | None) -> None:
+        if not hosts:
+            self.exit()
+            return
+        assert self.factory is not None
+        self.sessions = [self.factory(host, i) for i, host in enumerate(hosts)]
+        self._set_titles()
+        self.push_screen(self._dashboard())
+
+    @property
+    def dashboard(self) -> DashboardScreen:
+        screen = next((s for s in self.screen_stack if isinstance(s, DashboardScreen)), None)
+        assert screen is not None, "the dashboard is not open"
+        return screen
+
+    def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        yield from binding_commands(screen)
+
+    async def action_quit(self) -> None:
+        for session in self.sessions:
+            await session.stop()  # agents exit when their stdin closes: leave none behind
+        self.exit()
+
+
+def run_dashboard(hosts: Sequence[Host], *, choices: Sequence[Host] = (), config_path: str = "") -> None:
+    """Open the dashboard on ``hosts`` (or the picker over ``choices`` when ``hosts`` is empty)."""
+    with tempfile.TemporaryDirectory(prefix="gdnconsole-") as tmp:
+        factory = mirror_sessions(Path(tmp))
+        sessions = [factory(host, i) for i, host in enumerate(hosts)]
+        DashboardApp(sessions, choices=choices, factory=factory, config_path=config_path).run()

@@ -1,0 +1,24 @@
+"""The command palette lists the same actions as the footer and the help screen: the active bindings."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from functools import partial
+
+from textual.app import SystemCommand
+from textual.screen import Screen
+
+from gdnconsole.ui.help import key_label
+
+
+def binding_commands(screen: Screen[object]) -> Iterator[SystemCommand]:
+    """One command per binding active on ``screen``, run in the namespace that owns it."""
+    seen: set[str] = set()
+    for namespace, binding, enabled, _tooltip in screen.active_bindings.values():
+        if not enabled or not binding.description or binding.action in seen:
+            continue
+        seen.add(binding.action)
+        help_text = f"key {key_label(binding)}" + (f"  ·  {binding.id}" if binding.id else "")
+        yield SystemCommand(
+            binding.description, help_text, partial(screen.app.run_action, binding.action, namespace)
+        )

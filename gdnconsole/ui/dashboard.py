@@ -1,0 +1,278 @@
+"""The host dashboard: a tab per host (status bar, GPU panel, stage timeline and live log), and, when more
+than one host is open, an overview row per host above the tabs.
+
+The screen owns the HostSessions' run tasks (asyncio workers on the app's loop, so the first frame paints
+before any link is up). A session's listener only posts a message; the handler repaints that host.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import ClassVar
+
+from textual import events
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import Footer, Static, TabbedContent, TabPane
+from textual.worker import Worker
+
+from gdnconsole.host.link import LinkState
+from gdnconsole.host.session import HostSession
+from gdnconsole.ui.help import HelpScreen
+from gdnconsole.ui.hostkey import HostKeyScreen
+from gdnconsole.ui.hostpane import HostPane
+from gdnconsole.ui.logpane import POLL_S, LogPane
+from gdnconsole.ui.logscreen import log_help_sections
+from gdnconsole.ui.statusbar import Clock, overview_text
+from gdnconsole.ui.theme import LogPalette
+
+TICK_S = 1.0  # uptimes and "down since" move with the clock
+NARROW = 100  # columns below which the stage timeline gives its width to the log
+SHORT = 30  # rows below which the panels lose their borders
+
+
+class HostChanged(Message):
+    """Session ``index`` reported a change; a newer one for the same host replaces a queued one."""
+
+    def __init__(self, index: int) -> None:
+        super().__init__()
+        self.index = index
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, HostChanged) and message.index == self.index
+
+
+class OverviewRow(Static):
+    """One host in the overview; a click opens its tab."""
+
+    DEFAULT_CSS = """
+    OverviewRow { height: 1; padding: 0 1; }
+    OverviewRow.-active { background: $primary 30%; }
+    OverviewRow:hover { background: $boost; }
+    """
+
+    class Selected(Message):
+        def __init__(self, index: int) -> None:
+            super().__init__()
+            self.index = index
+
+    def __init__(self, index: int) -> None:
+        super().__init__(id=f"overview-{index}")
+        self.index = index
+
+    def on_click(self, event: events.Click) -> None:
+        event.stop()
+        self.post_message(self.Selected(self.index))
+
+
+def _host_bindings() -> list[BindingType]:
+    return [
+        Binding(str(n), f"host({n - 1})", f"Host {n}", show=False, id=f"dash.host_{n}") for n in range(1, 10)
+    ]
+
+
+class DashboardScreen(Screen[None]):
+    # The overview rows are the tab strip (numbered, the active one highlighted, a click opens one), so
+    # the tabs themselves are hidden: three more rows for the log on a small terminal.
+    DEFAULT_CSS = """
+    DashboardScreen #overview { height: auto; background: $surface; border-bottom: solid $panel; }
+    DashboardScreen #hosts > ContentTabs { display: none; }
+    DashboardScreen #hosts { height: 1fr; }
+    DashboardScreen TabPane { padding: 0; height: 1fr; }
+    DashboardScreen.-no-gpus GpuPanel { display: none; }
+    DashboardScreen.-short #overview { border-bottom: none; }
+    DashboardScreen.-short GpuPanel { border: none; }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("right_square_bracket", "next_host", "Next host", key_display="]", id="dash.next_host"),
+        Binding("left_square_bracket", "previous_host", "Previous host", show=False, id="dash.previous_host"),
+        *_host_bindings(),
+        Binding("r", "reconnect", "Reconnect", id="dash.reconnect"),
+        Binding("g", "toggle_gpus", "Show / hide the GPU panel", show=False, id="dash.gpus"),
+        Binding("question_mark,f1", "help", "Help", key_display="?", id="dash.help"),
+        Binding("q", "quit", "Quit", id="dash.quit"),
+    ]
+
+    def __init__(
+        self,
+        sessions: Sequence[HostSession],
+        palette: LogPalette,
+        clock: Clock,
+        *,
+        start: bool = True,
+        poll_interval: float | None = POLL_S,
+    ) -> None:
+        super().__init__()
+        self.sessions = list(sessions)
+        self.palette = palette
+        self.clock = clock
+        self.start = start  # False: the sessions' state is set by the caller (snapshots)
+        self.poll_interval = poll_interval
+        self.runners: dict[int, Worker[None]] = {}
+        self.asking: set[int] = set()  # hosts whose key dialog is open
+        self.declined: dict[int, str] = {}  # the fingerprint the user said no to, per host
+        self.set_class(len(self.sessions) == 1, "-single")
+
+    def compose(self) -> ComposeResult:
+        if len(self.sessions) > 1:
+            with Vertical(id="overview"):
+                yield from (OverviewRow(i) for i in range(len(self.sessions)))
+        with TabbedContent(id="hosts"):
+            for i, session in enumerate(self.sessions):
+                with TabPane(f"{i + 1} {session.host.name}", id=f"host-{i}"):
+                    yield HostPane(session, self.palette, self.clock, poll_interval=self.poll_interval)
+        yield Footer(compact=True)
+
+    def on_resize(self, event: events.Resize) -> None:
+        narrow = event.size.width < NARROW
+        if narrow != self.has_class("-narrow"):
+            # Only when crossing the threshold, so that `t` still shows the timeline on a narrow screen.
+            self.set_class(narrow, "-narrow")
+            for pane in self.query(LogPane):
+                pane.set_class(narrow, "-no-timeline")
+        self.set_class(event.size.height < SHORT, "-short")
+
+    def on_mount(self) -> None:
+        for i, session in enumerate(self.sessions):
+            session.subscribe(self._listener(i))
+            if self.start:
+                self._run(i)
+        self._paint_overview()
+        self.set_interval(TICK_S, self._tick)
+        self.call_after_refresh(self._focus_log)
+
+    def _listener(self, index: int) -> Callable[[str], None]:
+        """Called on the loop's thread by the session: post, never block."""
+
+        def changed(_topic: str) -> None:
+            self.post_message(HostChanged(index))
+
+        return changed
+
+    # -- hosts -----------------------------------------------------------------------------------------
+
+    def host_pane(self, index: int) -> HostPane:
+        return self.query_one(f"#host-{index}", TabPane).query_one(HostPane)
+
+    @property
+    def active_index(self) -> int:
+        active = self.query_one(TabbedContent).active
+        return int(active.removeprefix("host-")) if active else 0
+
+    def _run(self, index: int) -> None:
+        session = self.sessions[index]
+        self.runners[index] = self.run_worker(
+            session.run(), name=f"session {session.host.name}", group="sessions", exit_on_error=False
+        )
+
+    def on_host_changed(self, message: HostChanged) -> None:
+        self.host_pane(message.index).refresh_host()
+        self._paint_overview()
+        self._maybe_ask_host_key(message.index)
+
+    def _tick(self) -> None:
+        for i in range(len(self.sessions)):
+            self.host_pane(i).refresh_host()
+        self._paint_overview()
+
+    def _paint_overview(self) -> None:
+        if len(self.sessions) < 2:
+            return
+        width = max(len(s.host.name) for s in self.sessions)
+        active = self.active_index
+        for row in self.query(OverviewRow):
+            label = f"{'▶' if row.index == active else ' '}{row.index + 1}"
+            row.update(overview_text(self.sessions[row.index], self.palette, label, width))
+            row.set_class(row.index == active, "-active")
+
+    # -- tabs ------------------------------------------------------------------------------------------
+
+    def show_host(self, index: int) -> None:
+        if 0 <= index < len(self.sessions):
+            self.query_one(TabbedContent).active = f"host-{index}"
+
+    def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
+        self._paint_overview()
+        self._focus_log()
+
+    def on_overview_row_selected(self, message: OverviewRow.Selected) -> None:
+        self.show_host(message.index)
+
+    def _focus_log(self) -> None:
+        self.host_pane(self.active_index).log_pane.view.focus()
+
+    def action_next_host(self) -> None:
+        self.show_host((self.active_index + 1) % len(self.sessions))
+
+    def action_previous_host(self) -> None:
+        self.show_host((self.active_index - 1) % len(self.sessions))
+
+    def action_host(self, index: int) -> None:
+        self.show_host(index)
+
+    def action_toggle_gpus(self) -> None:
+        self.toggle_class("-no-gpus")
+
+    # -- the link --------------------------------------------------------------------------------------
+
+    def _maybe_ask_host_key(self, index: int) -> None:
+        session = self.sessions[index]
+        fingerprint = session.fingerprint
+        if session.link is not LinkState.UNKNOWN_HOST or not fingerprint:
+            return
+        if index in self.asking or self.declined.get(index) == fingerprint:
+            return
+        self.asking.add(index)
+        self.show_host(index)
+        dialog = HostKeyScreen(session.host.name, fingerprint, session.link_message or "")
+        self.app.push_screen(dialog, lambda accept: self._host_key_answered(index, fingerprint, accept))
+
+    def _host_key_answered(self, index: int, fingerprint: str, accept: bool | None) -> None:
+        self.asking.discard(index)
+        session = self.sessions[index]
+        if not accept:
+            self.declined[index] = fingerprint
+            self.notify(f"{session.host.name}: not connected (r asks again)", timeout=4)
+            return
+        try:
+            session.accept_host_key(fingerprint)
+        except ValueError as exc:
+            self.notify(f"{session.host.name}: {exc}", severity="error", timeout=6)
+            return
+        self._run(index)
+
+    def action_reconnect(self) -> None:
+        """Try the active host again: after a refused key, an auth failure, or a key the user declined."""
+        index = self.active_index
+        runner = self.runners.get(index)
+        if runner is not None and runner.is_running:
+            self.notify(f"{self.sessions[index].host.name}: already connecting", timeout=3)
+            return
+        self.declined.pop(index, None)
+        if self.sessions[index].link is LinkState.UNKNOWN_HOST:
+            self._maybe_ask_host_key(index)
+        elif self.start:
+            self._run(index)
+
+    # -- help and quit ---------------------------------------------------------------------------------
+
+    def action_help(self) -> None:
+        sections = [
+            ("dashboard", self.BINDINGS),
+            *log_help_sections([]),
+            ("host key dialog", HostKeyScreen.BINDINGS),
+            ("application", self.app.BINDINGS),
+        ]
+        self.app.push_screen(HelpScreen(sections))
+
+    async def action_quit(self) -> None:
+        await self.stop_sessions()
+        self.app.exit()
+
+    async def stop_sessions(self) -> None:
+        for session in self.sessions:
+            await session.stop()

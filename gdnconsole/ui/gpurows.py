@@ -1,0 +1,153 @@
+"""What the GPU panel shows, per GPU: its rank, its memory split by what the log says, and the memory
+held by processes that are not the server (the usual reason a relaunch runs out of memory).
+
+Pure functions over a HostSession's state: no Textual, no I/O, so they are tested on fixed messages.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from gdnconsole.host.ranks import RankPlacement, split_memory
+from gdnconsole.sglang.tracker import Startup
+
+# The order of a GPU's memory parts, left to right in its bar.
+SERVER_PARTS = ("weights", "kv", "mamba", "graphs", "other")
+
+
+@dataclass(frozen=True)
+class Holder:
+    """A process holding GPU memory that is not the running server."""
+
+    pid: int
+    name: str
+    mib: int | None
+    orphan: str | None = None  # the rank title of a server child whose server is gone
+
+
+@dataclass(frozen=True)
+class GpuRow:
+    index: int
+    name: str
+    rank: str | None
+    total: int | None  # MiB
+    used: int | None  # MiB, as NVML counts it (every process, plus the driver's own)
+    util: int | None
+    parts: dict[str, int] = field(default_factory=dict)  # the server's memory, as far as the log tells
+    holders: tuple[Holder, ...] = ()
+
+    @property
+    def held_by_others(self) -> int:
+        return sum(h.mib or 0 for h in self.holders)
+
+    @property
+    def free(self) -> int | None:
+        if self.total is None or self.used is None:
+            return None
+        return max(0, self.total - self.used)
+
+
+def short_gpu_name(name: str) -> str:
+    """``NVIDIA RTX A6000`` → ``RTX A6000``: the vendor is the same on every row."""
+    for prefix in ("NVIDIA GeForce ", "NVIDIA "):
+        if name.startswith(prefix):
+            return name[len(prefix) :]
+    return name
+
+
+def server_pids(server: Mapping[str, Any] | None) -> set[int]:
+    if server is None:
+        return set()
+    pids = {int(server["pid"])} if "pid" in server else set()
+    pids.update(int(child["pid"]) for child in server.get("children", []) if "pid" in child)
+    return pids
+
+
+def _orphan_titles(orphans: Sequence[Mapping[str, Any]]) -> dict[int, str]:
+    return {int(o["pid"]): str(o.get("title") or o.get("rank") or "sglang") for o in orphans if "pid" in o}
+
+
+def _holder(proc: Mapping[str, Any], orphans: Mapping[int, str]) -> Holder:
+    pid = int(proc.get("pid", 0))
+    name = os.path.basename(str(proc.get("name") or "")) or "?"
+    mib = proc.get("used_mib")
+    return Holder(pid=pid, name=name, mib=int(mib) if isinstance(mib, int) else None, orphan=orphans.get(pid))
+
+
+def _ranks_by_gpu(placements: Sequence[RankPlacement]) -> dict[int, str]:
+    out: dict[int, str] = {}
+    for p in placements:
+        if p.gpu is not None:
+            out[p.gpu] = f"{out[p.gpu]}+{p.rank}" if p.gpu in out else p.rank
+    return out
+
+
+def _parts(rank: str | None, server_used: int, total: int, startup: Startup | None) -> dict[str, int]:
+    """The server's memory on one GPU: split by the rank's log numbers, else all of it is `other`."""
+    state = startup.ranks.get(rank) if startup is not None and rank is not None else None
+    if state is None:
+        return {"other": server_used} if server_used else {}
+    split = split_memory(server_used, total, state.numbers, state.weights_gb, state.draft_weights_gb)
+    return split.parts
+
+
+def gpu_rows(
+    gpus: Sequence[Mapping[str, Any]],
+    server: Mapping[str, Any] | None,
+    orphans: Sequence[Mapping[str, Any]],
+    placements: Sequence[RankPlacement],
+    startup: Startup | None,
+) -> list[GpuRow]:
+    """One row per GPU the agent reported, in NVML order."""
+    ours = server_pids(server)
+    orphan_titles = _orphan_titles(orphans)
+    ranks = _ranks_by_gpu(placements)
+    rows: list[GpuRow] = []
+    for gpu in gpus:
+        index = int(gpu.get("index", len(rows)))
+        holders = tuple(
+            _holder(p, orphan_titles) for p in gpu.get("processes", []) if int(p.get("pid", -1)) not in ours
+        )
+        used, total = gpu.get("used_mib"), gpu.get("total_mib")
+        rank = ranks.get(index)
+        parts: dict[str, int] = {}
+        if isinstance(used, int) and isinstance(total, int):
+            server_used = max(0, used - sum(h.mib or 0 for h in holders))
+            parts = _parts(rank, server_used, total, startup)
+        util = gpu.get("util_pct")
+        rows.append(
+            GpuRow(
+                index=index,
+                name=short_gpu_name(str(gpu.get("name") or "GPU")),
+                rank=rank,
+                total=total if isinstance(total, int) else None,
+                used=used if isinstance(used, int) else None,
+                util=util if isinstance(util, int) else None,
+                parts=parts,
+                holders=holders,
+            )
+        )
+    return rows
+
+
+def allocate_cells(values: Sequence[int], width: int) -> list[int]:
+    """Split ``width`` cells in proportion to ``values`` (largest remainder); a non-zero value gets at
+    least one cell while there are cells to spare, so a small part never vanishes from the bar."""
+    total = sum(values)
+    if total <= 0 or width <= 0:
+        return [0] * len(values)
+    exact = [v * width / total for v in values]
+    cells = [int(x) for x in exact]
+    order = sorted(range(len(values)), key=lambda i: exact[i] - cells[i], reverse=True)
+    for i in order[: width - sum(cells)]:
+        cells[i] += 1
+    for i, v in enumerate(values):
+        if v > 0 and cells[i] == 0:
+            donor = max(range(len(cells)), key=lambda k: cells[k])
+            if cells[donor] > 1:
+                cells[donor] -= 1
+                cells[i] = 1
+    return cells

@@ -1,0 +1,146 @@
+"""One host in one line: the status bar above its GPUs, and its row in the overview of every open host.
+
+Built from a HostSession's state and a clock (uptime and "down since" depend on the time; tests pass a
+fixed one). Everything that comes from the host is appended as plain text, never parsed as markup.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from rich.style import Style
+from rich.text import Text
+from textual.widgets import Static
+
+from gdnconsole.host.link import LinkState
+from gdnconsole.host.session import HostSession
+from gdnconsole.sglang.stages import Severity, Stage
+from gdnconsole.ui.theme import LogPalette
+
+Clock = Callable[[], float]
+SEP = " │ "
+
+GOOD = Style(color="green", bold=True)
+BAD = Style(color="red", bold=True)
+WAIT = Style(color="yellow", bold=True)
+
+
+def duration(seconds: float) -> str:
+    """``45s``, ``3m12s``, ``2h05m``, ``3d04h``."""
+    s = max(0, int(seconds))
+    if s < 60:
+        return f"{s}s"
+    if s < 3600:
+        return f"{s // 60}m{s % 60:02d}s"
+    if s < 86400:
+        return f"{s // 3600}h{s % 3600 // 60:02d}m"
+    return f"{s // 86400}d{s % 86400 // 3600:02d}h"
+
+
+def clock_time(epoch: float) -> str:
+    return time.strftime("%H:%M:%S", time.localtime(epoch))
+
+
+def link_text(session: HostSession, *, short: bool = False) -> Text:
+    """The link state, e.g. ``● connected 3 ms`` or ``✖ down since 10:04:05``."""
+    link = session.link
+    if link is LinkState.CONNECTED:
+        rtt = "" if session.rtt_ms is None else f" {session.rtt_ms:.0f} ms"
+        return Text.assemble(("● connected", GOOD), rtt)
+    if link is LinkState.CONNECTING:
+        return Text("◌ connecting…", WAIT)
+    if link is LinkState.DOWN:
+        return Text(f"✖ down since {clock_time(session.since)}", BAD)
+    if link is LinkState.UNKNOWN_HOST:
+        return Text("? unknown host key" + ("" if short else " (r: decide)"), WAIT)
+    labels = {
+        LinkState.AUTH_FAILED: "✖ auth failed",
+        LinkState.HOST_KEY_REFUSED: "✖ host key refused",
+        LinkState.NO_AGENT: "✖ no agent",
+    }
+    return Text(labels.get(link, link.value), BAD)
+
+
+def stage_text(session: HostSession, palette: LogPalette) -> Text | None:
+    """Where the last startup in the log got to, when a server runs or the log says it failed."""
+    startup = session.log.tracker.current
+    if startup is None:
+        return None
+    fatal = startup.fatal
+    if fatal is not None:
+        return Text(f"✖ failed in {fatal.stage.label}", palette.severities[Severity.FATAL])
+    if session.server is None:
+        return None
+    style = palette.stages[startup.stage]
+    if startup.stage >= Stage.READY:
+        return Text(f"● {startup.stage.label}", style + Style(bold=True))
+    return Text(f"◐ {startup.stage.label}…", style)
+
+
+def server_text(session: HostSession, now: float) -> Text:
+    server = session.server
+    if server is None:
+        return Text("no server", Style(dim=True))
+    out = Text(f"server pid {server.get('pid')}")
+    start = server.get("start_time")
+    if isinstance(start, int | float):
+        out.append(f" up {duration(now - start)}")
+    return out
+
+
+def decode_text(session: HostSession) -> Text | None:
+    """Throughput and accept length from the latest Decode line."""
+    startup = session.log.tracker.current
+    if startup is None or startup.gen_throughput is None or session.server is None:
+        return None
+    out = Text(f"{startup.gen_throughput:.1f} tok/s")
+    if startup.accept_len is not None:
+        out.append(f" accept {startup.accept_len:.2f}")
+    return out
+
+
+def host_status(session: HostSession, palette: LogPalette, now: float) -> Text:
+    parts = [Text(session.host.name, Style(bold=True)), link_text(session)]
+    if session.hello is not None:
+        version = session.hello.get("sglang")
+        parts.append(Text(f"SGLang {version}" if version else "SGLang not installed"))
+        parts.append(server_text(session, now))
+    parts += [t for t in (stage_text(session, palette), decode_text(session)) if t is not None]
+    return Text(SEP).join(parts)
+
+
+def gpus_used(session: HostSession) -> Text:
+    """``2/2 GPUs 88.4/96.0 GiB``: how many GPUs hold memory, and how much of all of it."""
+    gpus = session.gpus
+    if not gpus:
+        return Text("no GPU data" if session.hello else "", Style(dim=True))
+    used = [g.get("used_mib") or 0 for g in gpus]
+    total = sum(g.get("total_mib") or 0 for g in gpus)
+    busy = sum(1 for g in gpus if g.get("processes"))
+    return Text(f"{busy}/{len(gpus)} GPUs {sum(used) / 1024:.1f}/{total / 1024:.1f} GiB")
+
+
+def _cell(text: Text | None, width: int) -> Text:
+    out = (text or Text()).copy()
+    out.truncate(width, overflow="ellipsis", pad=True)
+    return out
+
+
+def overview_text(session: HostSession, palette: LogPalette, label: str, name_width: int) -> Text:
+    """One compact row per open host, in columns: name, link, stage, GPUs in use, throughput."""
+    out = Text(f"{label} ", Style(dim=True))
+    out.append(f"{session.host.name:<{name_width}}  ", Style(bold=True))
+    out.append_text(_cell(link_text(session, short=True), 19))
+    out.append_text(_cell(stage_text(session, palette), 21))
+    out.append_text(_cell(gpus_used(session), 24))
+    decode = decode_text(session)
+    if decode is not None:
+        out.append_text(decode)
+    return out
+
+
+class HostStatusBar(Static):
+    DEFAULT_CSS = """
+    HostStatusBar { height: 1; background: $panel; color: $foreground; padding: 0 1; }
+    """

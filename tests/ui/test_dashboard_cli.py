@@ -1,0 +1,119 @@
+"""`gdnconsole HOST [HOST...]`, plain `gdnconsole`, and `gdnconsole demo` open the dashboard; real commands
+still win over host names; config errors are one line and exit 2."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from gdnconsole import cli
+from gdnconsole.cli import main
+from gdnconsole.config import Host
+
+HOSTS = """\
+[hosts.ct129]
+ssh = "root@ct129"
+
+[hosts.ct130]
+ssh = "root@ct130:2222"
+"""
+
+
+@pytest.fixture
+def opened(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> list[dict[str, Any]]:
+    """What `run_dashboard` was called with (the app itself is not started)."""
+    calls: list[dict[str, Any]] = []
+
+    def fake(hosts: list[Host], **options: Any) -> None:
+        calls.append({"hosts": hosts, **options})
+
+    monkeypatch.setattr("gdnconsole.ui.app.run_dashboard", fake)
+    config = tmp_path / "hosts.toml"
+    config.write_text(HOSTS)
+    monkeypatch.setenv("GDNCONSOLE_CONFIG", str(config))
+    return calls
+
+
+def test_one_host(opened: list[dict[str, Any]]) -> None:
+    result = CliRunner().invoke(main, ["ct129"])
+    assert result.exit_code == 0, result.output
+    [call] = opened
+    [host] = call["hosts"]
+    assert host.name == "ct129" and host.ssh is not None and host.ssh.alias == "root@ct129"
+
+
+def test_several_hosts_and_an_ssh_alias(opened: list[dict[str, Any]]) -> None:
+    result = CliRunner().invoke(main, ["ct129", "ct130", "gpu@box7", "ct129"])
+    assert result.exit_code == 0, result.output
+    names = [h.name for h in opened[0]["hosts"]]
+    assert names == ["ct129", "ct130", "gpu@box7"]  # a repeated host opens once
+    assert opened[0]["hosts"][1].ssh.port == 2222
+
+
+def test_demo_host_by_name(opened: list[dict[str, Any]]) -> None:
+    result = CliRunner().invoke(main, ["ct129", "demo"])  # `demo` after a host is the demo host
+    assert result.exit_code == 0, result.output
+    assert opened[-1]["hosts"][1].simulate is not None
+
+
+def test_bad_host_is_one_line_exit_2(opened: list[dict[str, Any]]) -> None:
+    result = CliRunner().invoke(main, ["ct129", "bad host!"])
+    assert result.exit_code == 2
+    assert result.output.startswith("gdnconsole: error: ") and result.output.count("\n") == 1
+    assert not opened
+
+
+def test_broken_config_is_exit_2(opened: list[dict[str, Any]], tmp_path: Path) -> None:
+    (tmp_path / "hosts.toml").write_text("[hosts.ct129\n")
+    result = CliRunner().invoke(main, ["ct129"])
+    assert result.exit_code == 2 and result.output.startswith("gdnconsole: error: ")
+
+
+def test_real_commands_win(opened: list[dict[str, Any]]) -> None:
+    result = CliRunner().invoke(main, ["hosts"])
+    assert result.exit_code == 0 and "ct129  (ssh root@ct129)" in result.output
+    result = CliRunner().invoke(main, ["config", "path"])
+    assert result.exit_code == 0 and result.output.strip().endswith("hosts.toml")
+    assert not opened
+
+
+def test_help_shows_hosts_usage_and_commands(opened: list[dict[str, Any]]) -> None:
+    result = CliRunner().invoke(main, ["--help"])
+    assert result.exit_code == 0
+    assert "[OPTIONS] HOST... | COMMAND [ARGS]..." in result.output
+    assert "status" in result.output and "demo" in result.output
+    assert "\n  open " not in result.output  # the hidden command behind `gdnconsole HOST`
+    assert not opened
+
+
+def test_plain_gdnconsole_picks_a_host_on_a_terminal(
+    opened: list[dict[str, Any]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    result = CliRunner().invoke(main, [])
+    assert result.exit_code == 0 and "Usage:" in result.output and not opened  # not a terminal: help
+    monkeypatch.setattr(cli, "interactive", lambda: True)
+    result = CliRunner().invoke(main, [])
+    assert result.exit_code == 0, result.output
+    assert opened[0]["hosts"] == [] and [h.name for h in opened[0]["choices"]] == ["ct129", "ct130"]
+
+
+def test_demo_opens_the_dashboard_on_the_demo_host(
+    opened: list[dict[str, Any]], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    started: list[Any] = []
+
+    class Server:
+        pid = 4242
+
+    monkeypatch.setattr(cli, "interactive", lambda: True)
+    monkeypatch.setattr(cli.foreground, "start", lambda spec, **kw: started.append(spec) or Server())
+    monkeypatch.setattr(cli.foreground, "stop", lambda server: 0)
+    result = CliRunner().invoke(main, ["demo", "--speed", "3"], env={"XDG_STATE_HOME": str(tmp_path)})
+    assert result.exit_code == 0, result.output
+    [host] = opened[0]["hosts"]
+    assert host.name == "demo" and host.simulate is not None and host.simulate.table["speed"] == 3
+    assert started and "sglang.launch_server" in " ".join(started[0].argv)
+    assert "stopping the demo server (pid 4242)" in result.output
