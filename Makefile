@@ -26,5 +26,8 @@ test: lint
 bench: $(STAMP)
 	$(BIN)/python bench/run.py
 
+screenshots: $(STAMP)
+	$(BIN)/python -m tests.ui.screenshots screenshots
+
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache
