@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import json
 import signal
 import socket
@@ -12,8 +13,6 @@ from typing import Any, NoReturn
 import click
 
 from gdnconsole import __version__, config, config_file
-from gdnconsole.cli_log import log_group
-from gdnconsole.cli_status import status_cmd
 from gdnconsole.config import Config, ConfigError, Host
 from gdnconsole.host import foreground, simulated
 from gdnconsole.sglang.launch import launch_spec
@@ -41,9 +40,29 @@ def load_config() -> Config:
 OPEN_COMMAND = "open"
 
 
+# Commands whose modules pull in heavy libraries (asyncssh, rich) load only when they run: `log summarize`
+# should not pay for SSH, nor `status` for the log view. name -> "module:attribute".
+LAZY_COMMANDS: dict[str, str] = {
+    "log": "gdnconsole.cli_log:log_group",
+    "status": "gdnconsole.cli_status:status_cmd",
+}
+
+
 class HostsGroup(click.Group):
     """`gdnconsole HOST [HOST...]`: a first argument that names no command is a host, and goes with the
     rest to the hidden `open` command. Real commands win over hosts of the same name."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *LAZY_COMMANDS})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        target = LAZY_COMMANDS.get(cmd_name)
+        if target is None:
+            return super().get_command(ctx, cmd_name)
+        module, attribute = target.split(":")
+        command = getattr(importlib.import_module(module), attribute)
+        assert isinstance(command, click.Command)
+        return command
 
     def resolve_command(
         self, ctx: click.Context, args: list[str]
@@ -284,8 +303,6 @@ def demo_cmd(profile_name: str | None, scenario: str | None, speed: float | None
         click.echo(f"-- server exited with code {code}")
 
 
-main.add_command(log_group)
-main.add_command(status_cmd)
 
 if __name__ == "__main__":
     main()
