@@ -301,3 +301,33 @@ async def test_a_busy_log_arrives_whole_over_a_local_link(tmp_path: Path) -> Non
         assert await session.wait_until(lambda: session.log.offset == log.stat().st_size, 30)
     assert session.log.lines == 40_000 and mirror.stat().st_size == log.stat().st_size
     assert session.log.tracker.current is not None and session.log.tracker.current.gen_throughput == 9.0
+
+
+async def test_twenty_link_cuts_lose_and_repeat_no_line(tmp_path: Path, netns_host: NetnsHost) -> None:
+    """The link really goes down (veth down), twenty times, while the host keeps writing numbered lines."""
+    host = sim_host(tmp_path, ssh=netns_host, python="python3")
+    simulated.environment(host)
+    log = simulated.workdir(host) / host.log
+    log.write_text("")
+    ssh = target(netns_host, keepalive_interval=0.2, keepalive_count_max=2)
+    session = HostSession(host, ssh=ssh, sample_interval=0.5, backoff=FAST_BACKOFF)
+    written = 0
+    async with running(session):
+        assert await session.wait_until(lambda: session.link is LinkState.CONNECTED, 15)
+        for _ in range(20):
+            connects = session.connects
+            netns_host.link_down()
+            try:
+                assert await session.wait_until(lambda: session.link is not LinkState.CONNECTED, 5)
+                with log.open("a") as fh:  # written while the console cannot see the host
+                    for _ in range(25):
+                        written += 1
+                        fh.write(f"[2026-11-30 10:00:00] seq {written:06d}\n")
+            finally:
+                netns_host.link_up()
+            assert await session.wait_until(
+                lambda c=connects: session.connects > c and session.link is LinkState.CONNECTED, 20
+            ), session.link_message
+        assert await session.wait_until(lambda: session.log.lines == written, 15)
+    numbers = [int(line.split("seq ")[1]) for line in session.log.recent(10_000)]
+    assert numbers == list(range(1, written + 1))
