@@ -22,7 +22,7 @@ CHUNK = 8 << 20  # bytes read at a time
 LEAF = 16 << 10  # ranges this small are split into lines directly
 PARALLEL_MIN = 256 << 20  # files this large are scanned by two processes
 
-ACCESS = b'HTTP/1.1" '
+ACCESS = b'HTTP/1.1"'  # ends in a rarely repeated byte: the count skips faster than with the space
 # The batch-line needle differs by version dialect (FACTS §2.3): comma ≥0.5.5, "[N]," 0.5.4, period ≤0.5.3.
 BATCH_FORMS = (b"batch, #", b"batch [", b"batch. #")
 
