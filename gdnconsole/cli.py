@@ -45,6 +45,9 @@ OPEN_COMMAND = "open"
 LAZY_COMMANDS: dict[str, str] = {
     "log": "gdnconsole.cli_log:log_group",
     "status": "gdnconsole.cli_status:status_cmd",
+    "check": "gdnconsole.cli_check:check_cmd",
+    "launch": "gdnconsole.cli_launch:launch_cmd",
+    "stop": "gdnconsole.cli_launch:stop_cmd",
 }
 
 
@@ -111,7 +114,8 @@ def open_cmd(names: tuple[str, ...]) -> None:
         fail(str(exc))
     from gdnconsole.ui.app import run_dashboard
 
-    run_dashboard(hosts)
+    # The flag form saves profiles back into the hosts file the hosts came from.
+    run_dashboard(hosts, config_path=str(cfg.path) if cfg.exists else "")
 
 
 # -- config ----------------------------------------------------------------------------------------
@@ -301,7 +305,6 @@ def demo_cmd(profile_name: str | None, scenario: str | None, speed: float | None
         click.echo(f"-- server ended by {signal.Signals(-code).name}")
     else:
         click.echo(f"-- server exited with code {code}")
-
 
 
 if __name__ == "__main__":

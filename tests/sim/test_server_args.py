@@ -90,7 +90,9 @@ def test_trtllm_mha_hardware_rule_before_topk_rule(sim_host):
         "trtllm_mha",
     ]
     result = run_args(sim_host, *args)
-    assert "TRTLLM MHA backend is only supported on Blackwell GPUs (SM100)" in last_line(result.stderr)
+    assert "TRTLLM MHA backend for prefill is only supported on Blackwell GPUs (SM100)" in last_line(
+        result.stderr
+    )
     blackwell = run_args(sim_host, *args, sim={"compute_capability": "10.0"})
     assert last_line(blackwell.stderr) == (
         "ValueError: trtllm_mha backend only supports topk = 1 for speculative decoding."

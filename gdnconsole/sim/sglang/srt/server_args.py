@@ -21,6 +21,7 @@ logger = logging.getLogger(__name__)
 
 EAGLE_FAMILY = ("EAGLE", "EAGLE3", "STANDALONE")  # NEXTN is renamed EAGLE first
 PAGED_TOPK_BACKENDS = ("flashinfer", "fa3")  # 511 server_args.py:3548-3555
+FLA_CHUNK_SIZE = 64  # srt/layers/attention/fla/chunk_delta_h.py
 
 
 @dataclass
@@ -223,15 +224,20 @@ class ServerArgs:
                 "already supported with no_buffer + disable_radix_cache. Please use "
                 "--mamba-scheduler-strategy no_buffer instead."
             )
-        if self.speculative_algorithm is not None and self.speculative_num_draft_tokens is not None:
+        if self.speculative_num_draft_tokens is not None:  # whether or not an algorithm is set (:2406)
             assert self.mamba_track_interval >= self.speculative_num_draft_tokens, (
                 f"mamba_track_interval {self.mamba_track_interval} must be greater than or equal to "
                 f"speculative_num_draft_tokens {self.speculative_num_draft_tokens}"
             )
-        if self.page_size is not None and self.page_size > 1:
+        if self.page_size is not None:
             assert self.mamba_track_interval % self.page_size == 0, (
                 f"mamba_track_interval {self.mamba_track_interval} must be divisible by "
                 f"page_size {self.page_size}"
+            )
+            chunk = FLA_CHUNK_SIZE
+            assert max(chunk, self.page_size) % min(chunk, self.page_size) == 0, (  # :2415-2419
+                "For SSM models with extra buffer, either FLA_CHUNK_SIZE or page_size must be divisible by "
+                f"the other, got FLA_CHUNK_SIZE={chunk}, self.page_size={self.page_size}"
             )
 
     def _handle_attention_backend_compatibility(self) -> None:
@@ -241,12 +247,19 @@ class ServerArgs:
             logger.warning(
                 f"Attention backend not specified. Use {self.attention_backend} backend by default."
             )
-        backends = (self.attention_backend, self.prefill_attention_backend, self.decode_attention_backend)
-        # 511 server_args.py:2630: trtllm_mha needs Blackwell (SM100), Hopper included in the refusal.
-        if "trtllm_mha" in backends and major != 10:
+        # 511 server_args.py:2618-2645: trtllm_mha prefill needs Blackwell (SM100), Hopper included in the
+        # refusal; trtllm_mha decode needs SM90, SM100 or SM120.
+        prefill = self.prefill_attention_backend or self.attention_backend
+        decode = self.decode_attention_backend or self.attention_backend
+        if prefill == "trtllm_mha" and major != 10:
             raise ValueError(
-                "TRTLLM MHA backend is only supported on Blackwell GPUs (SM100). "
-                "Please use a different backend."
+                "TRTLLM MHA backend for prefill is only supported on Blackwell GPUs (SM100). "
+                "Please use a different prefill backend."
+            )
+        if decode == "trtllm_mha" and major not in (9, 10, 12):
+            raise ValueError(
+                "TRTLLM MHA backend for decode is only supported on Hopper (SM90), Blackwell (SM100) and "
+                "(SM120) GPUs. Please use a different decode backend."
             )
 
     def _get_default_attn_backend(self, major: int) -> str:

@@ -22,7 +22,16 @@ def handle(args: ServerArgs) -> None:
 
 
 def _check_trtllm_mha_hardware(args: ServerArgs, major: int) -> None:
-    # 523 attention_hook.py:203: trtllm_mha is refused below SM90.
-    backends = (args.attention_backend, args.prefill_attention_backend, args.decode_attention_backend)
-    if "trtllm_mha" in backends and major < 9:
-        raise ValueError("TRTLLM MHA backend is only supported on Hopper (SM90) and Blackwell (SM100) GPUs.")
+    # 523 attention_hook.py:201-227: trtllm_mha needs SM90, SM100 or SM120, for prefill and for decode.
+    prefill = args.prefill_attention_backend or args.attention_backend
+    decode = args.decode_attention_backend or args.attention_backend
+    if prefill == "trtllm_mha" and major not in (9, 10, 12):
+        raise ValueError(
+            "TRTLLM MHA backend for prefill requires Hopper (SM90), Blackwell (SM100), or SM120 GPUs. "
+            "Please use a different prefill backend."
+        )
+    if decode == "trtllm_mha" and major not in (9, 10, 12):
+        raise ValueError(
+            "TRTLLM MHA backend for decode is only supported on Hopper (SM90), Blackwell (SM100) and (SM120) "
+            "GPUs. Please use a different decode backend."
+        )

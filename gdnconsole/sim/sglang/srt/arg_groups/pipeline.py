@@ -13,8 +13,11 @@ if TYPE_CHECKING:
 def run_resolution_pipeline(args: ServerArgs) -> None:
     args._handle_missing_default_values()
     args._handle_gpu_memory_settings()
+    # The model hook validates the mamba strategy before the attention and speculative hooks (523
+    # model_hook.py:225,737); page size is still unset there unless given. The topk assertion comes first
+    # in practice (FACTS §0) because no mamba rule fails on the default strategy.
+    mamba_hook.handle(args)
     attention_hook.handle(args)
     if args.page_size is None:
         args.page_size = 1
-    speculative_hook.handle(args)  # on 0.5.23 the topk assertion comes before the mamba rules (FACTS §0)
-    mamba_hook.handle(args)
+    speculative_hook.handle(args)

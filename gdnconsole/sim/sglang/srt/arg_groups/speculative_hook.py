@@ -25,11 +25,21 @@ def handle(args: ServerArgs) -> None:
         args.speculative_algorithm = "EAGLE"
     if args.speculative_algorithm in EAGLE_FAMILY:
         _handle_eagle_family(args)
+    elif args.speculative_algorithm == "DFLASH" and args.speculative_draft_model_path is None:
+        # speculative_hook.py:324-327
+        raise ValueError("DFLASH speculative decoding requires setting --speculative-draft-model-path.")
     elif args.speculative_algorithm == "NGRAM":
         args.speculative_num_steps = 1  # 0.5.23 sets it during resolution (FACTS §0)
         args.speculative_eagle_topk = args.speculative_ngram_max_bfs_breadth
         if args.speculative_num_draft_tokens is None:
             args.speculative_num_draft_tokens = 12
+        if args.speculative_eagle_topk > 1 and args.page_size > 1 and args.attention_backend != "flashinfer":  # type: ignore[operator]
+            # speculative_hook.py:1357-1367
+            raise ValueError(
+                f"speculative_eagle_topk({args.speculative_eagle_topk}) > 1 with page_size({args.page_size}) "
+                "> 1 is unstable and produces incorrect results for paged attention backends. This "
+                "combination is only supported for the 'flashinfer' backend."
+            )
 
 
 def _handle_eagle_family(args: ServerArgs) -> None:

@@ -1,0 +1,310 @@
+"""SGLang's argument parser, read as data: what `sglang serve` would make of an argv, per version.
+
+The tables come from the wheels (``flagtables``); the parsing follows Python's argparse as SGLang uses
+it (``allow_abbrev`` on), so an unambiguous prefix (``--speculative-num-step 3``) is accepted, an ambiguous
+one is refused the way argparse refuses it, and a flag the version does not have is "unrecognized". Versions
+between the two wheels are mapped per FACTS §2.3. Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from functools import cache
+from typing import TYPE_CHECKING
+
+from gdnconsole.sglang import flagtables
+
+if TYPE_CHECKING:
+    from gdnconsole.sglang.rules import Finding
+
+Version = tuple[int, int, int]
+ARGPARSE_SOURCE = "argparse (allow_abbrev) in srt/server_args.py prepare_server_args"
+SPEC_CHOICES_0_5_11 = ("DFLASH", "EAGLE", "EAGLE3", "NEXTN", "STANDALONE", "NGRAM")  # 511 server_args.py:5365
+_NEGATIVE_NUMBER = re.compile(r"^-\d+$|^-\d*\.\d+$")
+
+
+def parse_version(text: str) -> Version:
+    """``"0.5.11"`` → ``(0, 5, 11)``; suffixes such as ``.post1`` or ``rc2`` are ignored."""
+    parts = [int(p) for p in re.findall(r"\d+", text)[:3]]
+    parts += [0] * (3 - len(parts))
+    return parts[0], parts[1], parts[2]
+
+
+def dialect(sglang: str) -> str:
+    """Which rule table applies: validation moved to ``resolve_once()`` in 0.5.22 (FACTS §0, §5)."""
+    return "0.5.23" if parse_version(sglang) >= (0, 5, 22) else "0.5.11"
+
+
+@dataclass(frozen=True)
+class Flag:
+    options: tuple[str, ...]
+    dest: str
+    kind: str  # "store", "flag" (no value) or "bool" (BooleanOptionalAction)
+    type: str | None = None
+    nargs: str | None = None
+    choices: tuple[str, ...] | None = None
+    required: bool = False
+    alias_of: str | None = None  # a deprecated spelling: the flag an operator should write instead
+
+    @property
+    def name(self) -> str:
+        """How argparse names it in its messages: ``--model-path/--model``."""
+        return "/".join(self.options)
+
+
+@dataclass(frozen=True)
+class FlagTable:
+    sglang: str
+    flags: tuple[Flag, ...]
+    by_option: dict[str, Flag] = field(repr=False)  # in the parser's registration order
+
+
+def _rows(version: Version) -> tuple[flagtables.Row, ...]:
+    return flagtables.FLAGS_0_5_23 if version >= (0, 5, 14) else flagtables.FLAGS_0_5_11
+
+
+def _flag(row: flagtables.Row, version: Version) -> Flag:
+    options, dest, kind, type_, nargs, choices, required = row
+    if dest == "speculative_algorithm" and version >= (0, 5, 12):
+        choices = None  # free-form from 0.5.12 (FACTS §2.3)
+    return Flag(options, dest, kind, type_, nargs, choices, required)
+
+
+def _deprecated_aliases(version: Version) -> list[Flag]:
+    """0.5.14-0.5.19 still accept the old names as aliases of the new flags (FACTS §2.3)."""
+    if not (0, 5, 14) <= version < (0, 5, 20):
+        return []
+    return [
+        Flag(
+            ("--mamba-scheduler-strategy",),
+            "mamba_radix_cache_strategy",
+            "store",
+            "str",
+            choices=("auto", "no_buffer", "extra_buffer", "extra_buffer_lazy"),
+            alias_of="--mamba-radix-cache-strategy",
+        ),
+        Flag(
+            ("--cuda-graph-max-bs",),
+            "cuda_graph_max_bs_decode",
+            "store",
+            "int",
+            alias_of="--cuda-graph-max-bs-decode",
+        ),
+    ]
+
+
+@cache
+def flag_table(sglang: str) -> FlagTable:
+    version = parse_version(sglang)
+    flags = tuple(_flag(row, version) for row in _rows(version)) + tuple(_deprecated_aliases(version))
+    by_option: dict[str, Flag] = {}
+    for flag in flags:
+        for option in flag.options:
+            by_option[option] = flag
+    return FlagTable(sglang=sglang, flags=flags, by_option=by_option)
+
+
+@dataclass
+class ParsedArgv:
+    values: dict[str, object] = field(default_factory=dict)  # dest → value, only what the argv set
+    given: dict[str, str] = field(default_factory=dict)  # dest → the flag as typed
+    errors: list[Finding] = field(default_factory=list)
+    aliases: dict[str, str] = field(default_factory=dict)  # deprecated spelling typed → the new flag
+
+
+class ArgvError(Exception):
+    """What argparse would print after ``error:`` (it then exits with status 2)."""
+
+    def __init__(self, kind: str, message: str, flag: str | None, hint: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.flag = flag
+        self.hint = hint
+
+
+# Flags that moved between versions: what to write instead (FACTS §2.3).
+RENAMED = {
+    "--mamba-scheduler-strategy": ("--mamba-radix-cache-strategy", (0, 5, 14)),
+    "--cuda-graph-max-bs": ("--cuda-graph-max-bs-decode", (0, 5, 14)),
+    "--mamba-radix-cache-strategy": ("--mamba-scheduler-strategy", None),
+    "--cuda-graph-max-bs-decode": ("--cuda-graph-max-bs", None),
+}
+
+
+def _looks_like_option(token: str) -> bool:
+    """argparse's test: a leading '-' that is not a negative number and holds no space."""
+    return token.startswith("-") and token != "-" and not _NEGATIVE_NUMBER.match(token) and " " not in token
+
+
+class _Parser:
+    def __init__(self, table: FlagTable, version: Version) -> None:
+        self.table = table
+        self.version = version
+
+    def resolve(self, token: str) -> tuple[Flag | None, str | None, str]:
+        """The flag a token names (exact, then by unambiguous prefix), its ``=value`` if any, the
+        option as typed."""
+        if token in self.table.by_option:
+            return self.table.by_option[token], None, token
+        name, eq, explicit = token.partition("=")
+        if eq and name in self.table.by_option:
+            return self.table.by_option[name], explicit, name
+        if not token.startswith("--"):
+            return None, None, token
+        matches = [option for option in self.table.by_option if option.startswith(name)]
+        if len(matches) > 1:
+            raise ArgvError(
+                "ambiguous",
+                f"ambiguous option: {token} could match {', '.join(matches)}",
+                name,
+                f"write the whole flag name; {name} is the start of {len(matches)} flags",
+            )
+        if matches:
+            return self.table.by_option[matches[0]], (explicit if eq else None), name
+        return None, None, name
+
+    def convert(self, flag: Flag, text: str) -> object:
+        converters: dict[str, Callable[[str], object]] = {"int": int, "float": float, "loads": json.loads}
+        converter = converters.get(flag.type or "str", str)
+        try:
+            value = converter(text)
+        except ValueError:
+            raise ArgvError(
+                "invalid_value",
+                f"argument {flag.name}: invalid {flag.type} value: {text!r}",
+                flag.options[0],
+                f"{flag.options[0]} takes {'an integer' if flag.type == 'int' else 'a ' + str(flag.type)}",
+            ) from None
+        if flag.choices is not None and str(value) not in flag.choices:
+            shown = ", ".join(repr(c) for c in flag.choices)
+            raise ArgvError(
+                "invalid_choice",
+                f"argument {flag.name}: invalid choice: {value!r} (choose from {shown})",
+                flag.options[0],
+                f"{flag.options[0]} takes one of {', '.join(flag.choices)} on SGLang {self.table.sglang}",
+            )
+        return value
+
+
+def _unknown_hint(option: str, version: Version, sglang: str) -> str:
+    renamed = RENAMED.get(option)
+    if renamed is not None:
+        new, since = renamed
+        if since is None or version >= since:
+            return f"SGLang {sglang} has no {option}: write {new} instead"
+    return f"SGLang {sglang} has no such flag: remove it, or check its spelling in `sglang serve --help`"
+
+
+def parse_argv(argv: Sequence[str], sglang: str) -> ParsedArgv:
+    """Parse SGLang server flags as that version's argparse parser would; errors as Findings."""
+    from gdnconsole.sglang.rules import argv_finding
+
+    version = parse_version(sglang)
+    parser = _Parser(flag_table(sglang), version)
+    result = ParsedArgv()
+    try:
+        _consume(parser, list(argv), result, sglang)
+    except ArgvError as exc:
+        result.errors.append(argv_finding(exc))
+    return result
+
+
+def _scan(parser: _Parser, tokens: list[str]) -> list[tuple[Flag | None, str | None, str] | None]:
+    """argparse classifies every token first, so an ambiguous prefix is refused before anything else."""
+    return [parser.resolve(token) if _looks_like_option(token) else None for token in tokens]
+
+
+def _consume(parser: _Parser, tokens: list[str], result: ParsedArgv, sglang: str) -> None:
+    scanned = _scan(parser, tokens)
+    extras: list[str] = []
+    index = 0
+    while index < len(tokens):
+        entry = scanned[index]
+        if entry is None:
+            extras.append(tokens[index])
+            index += 1
+            continue
+        flag, explicit, typed = entry
+        if flag is None:
+            extras.append(tokens[index])
+            index += 1
+            continue
+        index = _take(parser, flag, explicit, typed, tokens, scanned, index, result)
+    missing = [f.name for f in parser.table.flags if f.required and f.dest not in result.values]
+    if missing:
+        raise ArgvError(
+            "required",
+            f"the following arguments are required: {', '.join(missing)}",
+            missing[0].split("/")[0],
+            f"add {missing[0].split('/')[0]}",
+        )
+    if extras:
+        first = next((t for t in extras if _looks_like_option(t)), extras[0])
+        option = first.partition("=")[0]
+        raise ArgvError(
+            "unrecognized",
+            f"unrecognized arguments: {' '.join(extras)}",
+            option if _looks_like_option(first) else None,
+            _unknown_hint(option, parser.version, sglang)
+            if _looks_like_option(first)
+            else f"{first!r} belongs to no flag: quote it as one value or remove it",
+        )
+
+
+def _take(
+    parser: _Parser,
+    flag: Flag,
+    explicit: str | None,
+    typed: str,
+    tokens: list[str],
+    scanned: list[tuple[Flag | None, str | None, str] | None],
+    index: int,
+    result: ParsedArgv,
+) -> int:
+    """Store one occurrence of ``flag``; return the index of the next token to read."""
+    result.given[flag.dest] = typed
+    if flag.alias_of:
+        result.aliases[typed] = flag.alias_of
+    if flag.kind in ("flag", "bool"):
+        if explicit is not None:
+            raise ArgvError(
+                "invalid_value",
+                f"argument {flag.name}: ignored explicit argument {explicit!r}",
+                flag.options[0],
+                f"{flag.options[0]} takes no value",
+            )
+        result.values[flag.dest] = not typed.startswith("--no-")
+        return index + 1
+    if explicit is not None:
+        result.values[flag.dest] = parser.convert(flag, explicit)
+        return index + 1
+    following = []
+    cursor = index + 1
+    while cursor < len(tokens) and scanned[cursor] is None:
+        following.append(tokens[cursor])
+        cursor += 1
+    if flag.nargs is None:
+        if not following:
+            raise ArgvError(
+                "missing_value",
+                f"argument {flag.name}: expected one argument",
+                flag.options[0],
+                f"give {flag.options[0]} a value",
+            )
+        result.values[flag.dest] = parser.convert(flag, following[0])
+        return index + 2
+    if flag.nargs == "?":
+        result.values[flag.dest] = parser.convert(flag, following[0]) if following else None
+        return index + 1 + min(1, len(following))
+    if flag.nargs == "+" and not following:
+        raise ArgvError(
+            "missing_value",
+            f"argument {flag.name}: expected at least one argument",
+            flag.options[0],
+            f"give {flag.options[0]} one or more values",
+        )
+    result.values[flag.dest] = [parser.convert(flag, text) for text in following]
+    return cursor

@@ -1,0 +1,257 @@
+"""The rule tables, rule by rule and in SGLang's order (FACTS §0, §3, §4), and the seed's journey."""
+
+from __future__ import annotations
+
+import pytest
+
+from gdnconsole.sglang.models import architecture_of, is_hybrid_gdn
+from gdnconsole.sglang.rules import CheckResult, check
+from gdnconsole.sglang.ruletables import TABLES
+
+HYBRID = ["--model-path", "Qwen/Qwen3.6-27B", "--tp", "2"]
+DENSE = ["--model-path", "meta-llama/Llama-3.1-8B"]
+QWEN3 = ["--model-path", "Qwen/Qwen3-8B"]
+NEXTN = ["--speculative-algorithm", "NEXTN"]
+EXTRA_511 = ["--mamba-scheduler-strategy", "extra_buffer"]
+
+
+def run(argv: list[str], sglang: str, cc: str = "8.6", **kw: object) -> CheckResult:
+    return check(argv, sglang=sglang, compute_capability=cc, **kw)  # type: ignore[arg-type]
+
+
+def first(argv: list[str], sglang: str, cc: str = "8.6", **kw: object) -> tuple[str, str | None, str | None]:
+    result = run(argv, sglang, cc, **kw)
+    assert not result.ok and len(result.errors) == 1, result
+    error = result.errors[0]
+    return error.id, error.flag, error.raises
+
+
+def notice_ids(result: CheckResult) -> list[str]:
+    return [n.id for n in result.notices]
+
+
+# -- the seed's journey (DESIGN.md) ------------------------------------------------------------------------
+
+FINAL = [*HYBRID, *NEXTN, "--speculative-num-steps", "1", "--speculative-eagle-topk", "1",
+         "--speculative-num-draft-tokens", "2", *EXTRA_511]  # fmt: skip
+
+
+def test_journey_topk_without_steps_names_the_fix() -> None:
+    argv = [
+        *HYBRID,
+        *NEXTN,
+        "--speculative-eagle-topk",
+        "1",
+        "--speculative-num-draft-tokens",
+        "2",
+        *EXTRA_511,
+    ]
+    result = run(argv, "0.5.11")
+    error = result.errors[0]
+    assert (error.id, error.flag, error.raises, error.sglang_text) == (
+        "spec.topk_without_steps",
+        "--speculative-eagle-topk",
+        "AssertionError",
+        "",
+    )
+    assert "bare AssertionError in _handle_speculative_decoding" in error.message
+    assert "set --speculative-num-steps (e.g. 1)" in error.message
+    assert error.source == "srt/server_args.py:3518-3523 (0.5.11)"
+
+
+def test_journey_final_flags_pass_with_notices() -> None:
+    result = run(FINAL, "0.5.11", env={"SGLANG_ENABLE_SPEC_V2": "1"})
+    assert result.ok and result.errors == []
+    assert notice_ids(result) == ["spec.nextn_is_eagle", "spec.max_running_requests_48", "spec.v2"]
+    assert result.to_json()["argv"] == FINAL
+
+
+# -- order ----------------------------------------------------------------------------------------------
+
+
+def test_order_0_5_11_hybrid_mamba_error_before_assertion() -> None:
+    argv = [*HYBRID, *NEXTN, "--speculative-eagle-topk", "1"]
+    assert first(argv, "0.5.11") == (
+        "mamba.speculative_needs_extra_buffer",
+        "--mamba-scheduler-strategy",
+        "ValueError",
+    )
+    assert first([*argv, "--disable-radix-cache"], "0.5.11")[0] == "spec.topk_without_steps"
+    assert first([*argv, *EXTRA_511], "0.5.11")[0] == "spec.topk_without_steps"
+
+
+def test_order_0_5_11_dense_assertion() -> None:
+    assert first([*QWEN3, "--speculative-algorithm", "EAGLE", "--speculative-eagle-topk", "2"], "0.5.11")[
+        0
+    ] == ("spec.topk_without_steps")
+
+
+def test_order_0_5_23_assertion_first() -> None:
+    argv = [*HYBRID, *NEXTN, "--speculative-eagle-topk", "1"]
+    error = run(argv, "0.5.23").errors[0]
+    assert error.id == "spec.topk_without_steps"
+    assert error.source == "srt/arg_groups/speculative_hook.py:1159-1163 (0.5.23)"
+    assert "_handle_eagle_family" in error.message
+
+
+def test_trtllm_hardware_before_topk_rule() -> None:
+    argv = [*DENSE, "--speculative-algorithm", "EAGLE", "--speculative-num-steps", "3", "--speculative-eagle-topk", "4",
+            "--speculative-num-draft-tokens", "8", "--attention-backend", "trtllm_mha"]  # fmt: skip
+    assert first(argv, "0.5.11", "8.6")[:2] == (
+        "attention.trtllm_mha_prefill_hardware",
+        "--attention-backend",
+    )
+    assert (
+        first(argv, "0.5.11", "9.0")[0] == "attention.trtllm_mha_prefill_hardware"
+    )  # H100 refused on 0.5.11
+    assert first(argv, "0.5.11", "10.0")[0] == "spec.trtllm_mha_topk"
+    assert first(argv, "0.5.23", "8.6")[0] == "attention.trtllm_mha_prefill_hardware"
+    assert first(argv, "0.5.23", "9.0")[0] == "spec.trtllm_mha_topk"  # >= SM90 on 0.5.23
+
+
+# -- rule by rule -----------------------------------------------------------------------------------------
+
+
+def test_steps_alone_is_a_type_error() -> None:
+    argv = [*QWEN3, "--speculative-algorithm", "EAGLE", "--speculative-num-steps", "2"]
+    for sglang in ("0.5.11", "0.5.23"):
+        error = run(argv, sglang).errors[0]
+        assert (error.id, error.flag, error.raises) == (
+            "spec.steps_without_topk",
+            "--speculative-num-steps",
+            "TypeError",
+        )
+        assert error.sglang_text == "'>' not supported between instances of 'NoneType' and 'int'"
+
+
+def test_draft_tokens_without_steps() -> None:
+    argv = [*QWEN3, "--speculative-algorithm", "EAGLE", "--speculative-num-draft-tokens", "4"]
+    assert first(argv, "0.5.23")[:2] == ("spec.topk_without_steps", "--speculative-num-draft-tokens")
+
+
+def test_auto_params_and_draft_adjust_notices() -> None:
+    auto = run([*QWEN3, "--speculative-algorithm", "EAGLE"], "0.5.23")
+    assert auto.ok and "spec.auto_params" in notice_ids(auto)
+    adjusted = run([*QWEN3, "--speculative-algorithm", "EAGLE", "--speculative-num-steps", "2",
+                    "--speculative-eagle-topk", "1", "--speculative-num-draft-tokens", "5"], "0.5.11")  # fmt: skip
+    notice = next(n for n in adjusted.notices if n.id == "spec.draft_tokens_adjusted")
+    assert notice.flag == "--speculative-num-draft-tokens" and "to 3" in notice.message
+
+
+@pytest.mark.parametrize(("sglang", "backend", "fails"), [
+    ("0.5.11", "triton", True), ("0.5.11", "flashinfer", False), ("0.5.11", "fa3", False),
+    ("0.5.23", "triton", False), ("0.5.23", "torch_native", True), ("0.5.23", "flashinfer", False),
+])  # fmt: skip
+def test_topk_page_size_backend(sglang: str, backend: str, fails: bool) -> None:
+    argv = [*QWEN3, "--speculative-algorithm", "EAGLE", "--speculative-num-steps", "3", "--speculative-eagle-topk",
+            "4", "--speculative-num-draft-tokens", "8", "--page-size", "16", "--attention-backend", backend]  # fmt: skip
+    result = run(argv, sglang)
+    assert result.ok is not fails
+    if fails:
+        assert result.errors[0].id == "spec.topk_page_size_backend"
+        assert result.errors[0].source.endswith(f"({sglang})")
+    assert run([*argv[:-4], "--page-size", "1", "--attention-backend", backend], sglang).ok
+
+
+def test_extra_buffer_with_disable_radix_cache() -> None:
+    argv = [*HYBRID, *EXTRA_511, "--disable-radix-cache"]
+    assert first(argv, "0.5.11")[:2] == (
+        "mamba.extra_buffer_with_disable_radix_cache",
+        "--disable-radix-cache",
+    )
+    new = [*HYBRID, "--mamba-radix-cache-strategy", "extra_buffer", "--disable-radix-cache"]
+    assert run(new, "0.5.23").ok  # 0.5.23 skips the mamba checks without a radix cache
+
+
+def test_track_interval_vs_draft_tokens() -> None:
+    argv = [*HYBRID, *NEXTN, "--speculative-num-steps", "3", "--speculative-eagle-topk", "4",
+            "--speculative-num-draft-tokens", "300"]  # fmt: skip
+    assert first([*argv, *EXTRA_511], "0.5.11")[0] == "mamba.track_interval_below_draft_tokens"
+    assert run([*argv, *EXTRA_511, "--mamba-track-interval", "512"], "0.5.11").ok
+    error = run(argv, "0.5.23").errors[0]
+    assert error.id == "mamba.track_interval_below_draft_tokens" and error.sglang_text == ""
+
+
+def test_page_size_rules_for_extra_buffer() -> None:
+    assert first([*HYBRID, *EXTRA_511, "--page-size", "3"], "0.5.11")[0] == "mamba.track_interval_page_size"
+    result = run([*HYBRID, "--page-size", "16"], "0.5.11")
+    assert "mamba.no_buffer_page_size_1" in notice_ids(result)
+
+
+def test_0_5_23_no_buffer_rules() -> None:
+    argv = [*HYBRID, "--mamba-radix-cache-strategy", "no_buffer"]
+    assert first(argv, "0.5.23")[0] == "mamba.no_buffer_overlap"
+    assert run([*argv, "--disable-overlap-schedule"], "0.5.23").ok
+    assert (
+        first([*argv, "--disable-overlap-schedule", "--page-size", "16"], "0.5.23")[0]
+        == "mamba.no_buffer_page_size"
+    )
+    assert first([*QWEN3, "--mamba-radix-cache-strategy", "extra_buffer"], "0.5.23")[0] == (
+        "mamba.strategy_needs_mamba_model"
+    )
+
+
+def test_ngram_rules() -> None:
+    argv = [*QWEN3, "--speculative-algorithm", "NGRAM", "--page-size", "16", "--attention-backend", "triton"]
+    for sglang in ("0.5.11", "0.5.23"):
+        assert first(argv, sglang)[0] == "spec.ngram_topk_page_size"
+        ok = run([*argv[:-2], "--attention-backend", "flashinfer"], sglang)
+        assert ok.ok and "spec.ngram_draft_tokens_12" in notice_ids(ok)
+    dp = [*QWEN3, "--speculative-algorithm", "NGRAM", "--enable-dp-attention", "--dp-size", "2"]
+    assert first(dp, "0.5.11")[0] == "spec.ngram_dp_attention"
+
+
+def test_standalone_and_dflash_rules() -> None:
+    dp = ["--enable-dp-attention", "--dp-size", "2"]
+    assert (
+        first([*QWEN3, "--speculative-algorithm", "STANDALONE", *dp], "0.5.11")[0]
+        == "spec.standalone_dp_attention"
+    )
+    for sglang in ("0.5.11", "0.5.23"):
+        assert (
+            first([*QWEN3, "--speculative-algorithm", "DFLASH"], sglang)[0] == "spec.dflash_needs_draft_model"
+        )
+        assert run(
+            [*QWEN3, "--speculative-algorithm", "DFLASH", "--speculative-draft-model-path", "d"], sglang
+        ).ok
+    mismatch = [*QWEN3, "--speculative-algorithm", "DFLASH", "--speculative-draft-model-path", "d",
+                "--speculative-num-draft-tokens", "8", "--speculative-dflash-block-size", "16"]  # fmt: skip
+    assert first(mismatch, "0.5.11")[0] == "spec.dflash_block_size_mismatch"
+
+
+def test_spec_v1_notices_follow_env_and_topk() -> None:
+    argv = [
+        *QWEN3,
+        "--speculative-algorithm",
+        "EAGLE",
+        "--speculative-num-steps",
+        "3",
+        "--speculative-eagle-topk",
+        "1",
+    ]
+    off = run(argv, "0.5.11", env={"SGLANG_ENABLE_SPEC_V2": "0"})
+    assert "spec.v1" in notice_ids(off) and "SGLANG_ENABLE_SPEC_V2=False" in off.notices[-2].message
+    topk = run([*argv[:-1], "2", "--speculative-num-draft-tokens", "4"], "0.5.11")
+    assert any(n.id == "spec.v1" and "topk = 1" in n.message for n in topk.notices)
+
+
+def test_unknown_algorithm_on_0_5_23_and_lowercase() -> None:
+    assert first([*QWEN3, "--speculative-algorithm", "FOO"], "0.5.23")[0] == "spec.unknown_algorithm"
+    assert run([*QWEN3, "--speculative-algorithm", "eagle"], "0.5.23").ok
+
+
+def test_every_rule_cites_a_source_and_has_a_unique_place() -> None:
+    for version, table in TABLES.items():
+        for step in table:
+            assert (
+                step.source.endswith(f"({version})") or "spec_info" in step.source or "FACTS" in step.source
+            )
+
+
+def test_architecture_from_config_and_name() -> None:
+    assert architecture_of("x", {"architectures": ["Qwen3NextForCausalLM"]}) == "Qwen3NextForCausalLM"
+    assert is_hybrid_gdn(architecture_of("Qwen/Qwen3.6-27B"))
+    assert is_hybrid_gdn(architecture_of("/models/Qwen3-Next-80B-A3B-Instruct"))
+    assert architecture_of("Qwen/Qwen3.5-35B-A3B") == "Qwen3_5MoeForConditionalGeneration"
+    assert architecture_of("meta-llama/Llama-3.1-8B") == "LlamaForCausalLM"
+    assert architecture_of("some/unknown") is None and not is_hybrid_gdn(None)
