@@ -46,6 +46,8 @@ LAZY_COMMANDS: dict[str, str] = {
     "log": "gdnconsole.cli_log:log_group",
     "status": "gdnconsole.cli_status:status_cmd",
     "check": "gdnconsole.cli_check:check_cmd",
+    "launch": "gdnconsole.cli_launch:launch_cmd",
+    "stop": "gdnconsole.cli_launch:stop_cmd",
 }
 
 

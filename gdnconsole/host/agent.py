@@ -23,6 +23,32 @@ Console -> agent:
 - ``{"op": "unfollow"}`` stops following.
 - ``{"op": "ping", "id": 7}`` -> ``{"type": "pong", "id": 7, "t": EPOCH}``.
 - ``{"op": "processes"}`` -> one ``processes`` message now.
+- ``{"op": "launch", "id": 3, "argv": [str], "env": {NAME: VALUE}, "cwd": str | null, "log": PATH,
+  "rotate": true, "owner": "user@console-host pid 123"}`` starts a server detached: in its own session and
+  process group, stdin from /dev/null, stdout and stderr to the log, no shell (each argv element is one
+  argument; env is added to the agent's own environment). First it takes ``.gdnconsole-launch.lock``
+  beside the log (owner, pid, time), so that two consoles cannot launch at once; a lock whose pid is gone
+  or that is older than LOCK_STALE_S is stale and taken over (the reply's ``stale_lock`` says so). It
+  refuses while the server of the pid file still runs. The old log is kept as ``LOG.1`` (``rotate``;
+  false truncates it), the pid file ``.gdnconsole-server.json`` beside the log records the server, and
+  the lock is released. Reply: ``{"type": "launched", "id", "server": RECORD, "stale_lock": null | {"owner",
+  "pid", "time", "reason"}}`` where RECORD is ``{"pid", "pgid", "start_time": EPOCH, "argv", "env", "cwd",
+  "log", "owner", "time", "adopted": false}``; a refusal is an ``error`` (with ``"lock"`` when the lock is
+  held). A log the agent follows is reset (``log_reset``) before the reply.
+- ``{"op": "stop", "id", "pid", "pgid": int | null, "start_time": EPOCH, "grace": 30.0}`` stops the server
+  the console launched or adopted, and only it: the pid must still have that start time and that process
+  group (else an ``error``, nothing signalled). SIGTERM to the pid (SGLang drains); ``{"type": "stopping",
+  "id", "pid", "signal": "SIGTERM" | "SIGKILL" | null, "elapsed", "alive": N}`` at once and about every
+  second; after ``grace`` seconds SIGKILL to the process group (``pgid`` null: to the pid and its
+  descendants). Group members left behind by a main process that exited are killed at once. Reply:
+  ``{"type": "stopped", "id", "pid", "pgid", "how": "sigterm" | "sigkill" | "gone", "elapsed", "strays"}``.
+  Nothing is ever found or signalled by its name.
+- ``{"op": "pidfile", "id", "log": PATH}`` -> ``{"type": "pidfile", "id", "log", "server": RECORD | null,
+  "alive": bool}``: the server recorded beside that log (after a reconnect); a live one is watched.
+- ``{"op": "adopt", "id", "pid", "log", "owner"}``: the user takes over a server started by hand (after
+  seeing its pids): it must be an SGLang server; it is written to the pid file (``adopted``: true; its
+  ``pgid`` is null unless it leads its own process group, so that stop never signals a shell's group) and
+  watched. Reply ``{"type": "adopted", "id", "server": RECORD}``.
 
   Anything else (a line that is not a JSON object, an unknown op, a bad argument) gets
   ``{"type": "error", "op": OP | null, "message": "..."}``; the agent carries on.
@@ -55,8 +81,13 @@ Agent -> console:
 - ``{"type": "log_reset", "path", "reason": "truncated" | "replaced" | "missing" | "appeared",
   "inode": int | null}``: following goes on from offset 0 of the file with that inode ("missing": no
   file there now; a ``message`` says why it could not be read).
-- ``{"type": "pong", "id", "t"}`` and ``{"type": "error", "op", "message"}``; periodic work that fails
-  reports with ``"op": "sample"`` or ``"follow"`` and is tried again at its next turn.
+- ``{"type": "server_exit", "pid", "pgid", "returncode": int | null, "t"}`` as soon as a launched, adopted
+  or pid-file server is gone (checked every WATCH_FAST_S for a minute after a launch, then every
+  WATCH_SLOW_S); the log is read to its end and a ``processes`` message follows. ``returncode`` is known
+  only for a server this agent started (negative: the signal).
+- ``{"type": "pong", "id", "t"}`` and ``{"type": "error", "op", "message"}`` (with the request's ``id`` when
+  it had one); periodic work that fails reports with ``"op": "sample"``, ``"follow"``, ``"watch"`` or
+  ``"stop"`` and is tried again at its next turn.
 
 The agent exits when its stdin closes (OpenSSH does not forward signals), whatever it is doing.
 """
@@ -70,6 +101,7 @@ import json
 import os
 import queue
 import re
+import signal
 import socket
 import subprocess
 import sys
@@ -81,6 +113,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
+    from typing import TypeGuard
 
 VERSION = "1"
 BOOTSTRAP_CODE = (
@@ -575,7 +608,8 @@ def nvml_process(proc: Any) -> dict[str, Any]:
     return {
         "pid": proc.pid,
         "used_mib": used // MIB if isinstance(used, int) else None,
-        "name": process_name(proc.pid),
+        # None for a process that is gone or a zombie (its memory not released yet): no name means no owner.
+        "name": process_name(proc.pid) if read_stat(proc.pid) is not None else None,
     }
 
 
@@ -928,11 +962,216 @@ class Follower:
         self.pending = data[cut:]
 
 
-# --- the agent ----------------------------------------------------------------------------------------
+# --- launching and stopping ---------------------------------------------------------------------------
+
+LOCK_NAME = ".gdnconsole-launch.lock"
+PIDFILE_NAME = ".gdnconsole-server.json"
+LOCK_STALE_S = 600.0  # a launch takes milliseconds: a lock this old was left by an agent that died
+WATCH_FAST_S = 0.2  # how often a just-launched server is checked: a crash shows at once
+WATCH_FAST_FOR_S = 60.0
+WATCH_SLOW_S = 1.0
+STOP_POLL_S = 0.05  # a relaunch waits on this: the new server starts within ~50 ms of the old one's end
+STOP_REPORT_S = 1.0
+KILL_WAIT_S = 10.0  # after SIGKILL: a process still there is stuck in the kernel (D state)
+SAME_START_S = 0.05  # start times are epoch seconds rounded to clock ticks (10 ms)
 
 
 class BadRequest(Exception):
-    """A request the agent cannot carry out; answered with an error message."""
+    """A request the agent cannot carry out; answered with an error message (plus ``extra`` fields)."""
+
+    def __init__(self, message: str, **extra: Any) -> None:
+        super().__init__(message)
+        self.extra = extra
+
+
+def beside(log: str, name: str) -> str:
+    return os.path.join(os.path.dirname(os.path.abspath(log)), name)
+
+
+def read_json_file(path: str) -> dict[str, Any] | None:
+    try:
+        with open(path, "rb") as fh:
+            value = json.loads(fh.read().decode("utf-8"))
+    except (OSError, ValueError):
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def write_json_file(path: str, value: dict[str, Any]) -> None:
+    """Atomically: a reader (another console's agent) sees the old file or the new one, never half."""
+    tmp = f"{path}.{os.getpid()}.tmp"
+    with open(tmp, "w", encoding="utf-8") as fh:
+        json.dump(value, fh)
+    os.replace(tmp, path)
+
+
+def stale_reason(lock: dict[str, Any] | None, now: float) -> str | None:
+    """Why a lock no longer protects anything, or None while its owner may still be launching."""
+    if lock is None:
+        return "unreadable"
+    pid, taken = lock.get("pid"), lock.get("time")
+    if not is_int(pid) or read_stat(pid) is None:
+        return f"its agent (pid {pid}) is gone"
+    if not isinstance(taken, (int, float)) or now - taken > LOCK_STALE_S:
+        return f"older than {LOCK_STALE_S:.0f} s"
+    return None
+
+
+def take_lock(path: str, owner: str) -> dict[str, Any] | None:
+    """Create the launch lock, or raise naming its holder; a stale lock is taken over and returned.
+
+    O_EXCL makes creation atomic between agents. Two agents that find the same stale lock can both
+    remove it; the window is the few microseconds between their reads, far below a human's double launch.
+    """
+    stale = None
+    for _ in range(3):
+        now = time.time()
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        except FileExistsError:
+            held = read_json_file(path)
+            reason = stale_reason(held, now)
+            if reason is None:
+                assert held is not None
+                raise BadRequest(
+                    "another console is launching here: {} (agent pid {}, {:.0f} s ago); lock {}".format(
+                        held.get("owner"), held.get("pid"), now - float(held.get("time", now)), path
+                    ),
+                    lock=held,
+                ) from None
+            stale = dict(held or {}, reason=reason)
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(path)
+            continue
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump({"owner": owner, "pid": os.getpid(), "time": now}, fh)
+        return stale
+    raise BadRequest(f"the launch lock {path} keeps coming back")
+
+
+def release_lock(path: str) -> None:
+    held = read_json_file(path)
+    if held is not None and held.get("pid") == os.getpid():
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(path)
+
+
+def rotate_log(log: str, rotate: bool) -> None:
+    """Keep the previous log as LOG.1 (or empty it), so the new server's log starts at byte 0."""
+    if rotate and os.path.exists(log):
+        os.replace(log, log + ".1")
+    elif not rotate:
+        with open(log, "wb"):
+            pass
+
+
+def start_detached(argv: list[str], env: dict[str, str], cwd: str | None, log: str) -> subprocess.Popen:  # type: ignore[type-arg]
+    """The server in its own session (setsid): no terminal, no SIGHUP, its own process group to stop.
+
+    No shell anywhere: argv goes to exec as it is. No PDEATHSIG either: the server must outlive this agent
+    and the SSH connection.
+    """
+    full_env = dict(os.environ)
+    full_env.update(env)
+    with open(log, "ab") as out:
+        try:
+            return subprocess.Popen(
+                argv,
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                env=full_env,
+                cwd=cwd or None,
+                start_new_session=True,
+                close_fds=True,
+            )
+        except OSError as exc:
+            raise BadRequest(f"cannot start {argv[0]!r}: {exc.strerror or exc}") from None
+
+
+def str_list(request: dict[str, Any], key: str) -> list[str]:
+    value = request.get(key)
+    if not isinstance(value, list) or not value or not all(isinstance(v, str) for v in value):
+        raise BadRequest(f"{key} must be a non-empty list of strings")
+    return value
+
+
+def str_map(request: dict[str, Any], key: str) -> dict[str, str]:
+    value = request.get(key) or {}
+    if not isinstance(value, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) and k and "=" not in k for k, v in value.items()
+    ):
+        raise BadRequest(f"{key} must map variable names to strings")
+    return value
+
+
+def group_members(pgid: int) -> list[int]:
+    """Live processes of a process group (zombies hold nothing)."""
+    members = []
+    for pid in list_pids():
+        stat = read_stat(pid)
+        if stat is not None and stat.pgid == pgid:
+            members.append(pid)
+    return members
+
+
+def descendants(pid: int) -> list[int]:
+    """Every live process below ``pid`` (by parent pid), for a server that shares a shell's group."""
+    children: dict[int, list[int]] = {}
+    for other in list_pids():
+        stat = read_stat(other)
+        if stat is not None:
+            children.setdefault(stat.ppid, []).append(other)
+    found, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    return found
+
+
+class Watched:
+    """A server whose end the console must hear of at once."""
+
+    def __init__(self, record: dict[str, Any], proc: Any = None) -> None:
+        self.record = record
+        self.proc = proc  # the Popen when this agent started it: its exit status, and no zombie left
+
+
+class StopJob:
+    """One stop in progress: SIGTERM sent, waiting for the group to empty, SIGKILL after the grace."""
+
+    def __init__(self, request_id: Any, record: dict[str, Any], grace: float, how: str) -> None:
+        self.id = request_id
+        self.pid = int(record["pid"])
+        self.pgid = record.get("pgid")
+        self.start_time = record.get("start_time")
+        self.grace = grace
+        self.how = how
+        self.began = time.monotonic()
+        self.reported = self.began
+        self.killed_at: float | None = None
+        self.tree = [] if self.pgid is not None else descendants(self.pid)
+        self.strays = 0
+
+    def members(self) -> list[int]:
+        if self.pgid is not None:
+            return group_members(self.pgid)
+        self.tree = sorted(set(self.tree) | set(descendants(self.pid)))
+        return [pid for pid in [self.pid, *self.tree] if read_stat(pid) is not None]
+
+    def kill(self) -> None:
+        """SIGKILL what is left: the process group, or the recorded tree of a server in a shared group."""
+        if self.pgid is not None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.pgid, signal.SIGKILL)
+            return
+        for pid in self.members():
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+
+
+# --- the agent ----------------------------------------------------------------------------------------
 
 
 class Agent:
@@ -946,11 +1185,17 @@ class Agent:
         self.next_sample: float | None = None
         self.follower: Follower | None = None
         self.next_poll: float | None = None
+        self.watched: dict[int, Watched] = {}
+        self.next_watch: float | None = None
+        self.watch_fast_until = 0.0
+        self.stop_job: StopJob | None = None
+        self.next_stop: float | None = None
 
     # requests
 
     def handle(self, line: bytes) -> None:
         op = None
+        request: Any = None
         try:
             request = json.loads(line.decode("utf-8"))
             if not isinstance(request, dict):
@@ -961,9 +1206,16 @@ class Agent:
                 raise BadRequest(f"unknown op {op!r}")
             handler(request)
         except (BadRequest, ValueError) as exc:
-            self.send({"type": "error", "op": op, "message": str(exc)})
+            self.send_error(request, op, str(exc), getattr(exc, "extra", {}))
         except Exception as exc:
-            self.send({"type": "error", "op": op, "message": f"{type(exc).__name__}: {exc}"})
+            self.send_error(request, op, f"{type(exc).__name__}: {exc}", {})
+
+    def send_error(self, request: Any, op: Any, message: str, extra: dict[str, Any]) -> None:
+        error = {"type": "error", "op": op, "message": message}
+        if isinstance(request, dict) and "id" in request:
+            error["id"] = request["id"]  # the console matches the answer to the request that failed
+        error.update(extra)
+        self.send(error)
 
     def op_hello(self, request: dict[str, Any]) -> None:
         self.send(
@@ -1011,11 +1263,225 @@ class Agent:
     def op_processes(self, request: dict[str, Any]) -> None:
         self.send(self.scanner.message())
 
+    def op_launch(self, request: dict[str, Any]) -> None:
+        argv, env = str_list(request, "argv"), str_map(request, "env")
+        cwd, log, owner = request.get("cwd"), request.get("log"), request.get("owner", "unknown")
+        if not isinstance(log, str) or not log or not (cwd is None or isinstance(cwd, str)):
+            raise BadRequest("launch needs a log path (and cwd a string or null)")
+        log = os.path.abspath(log)
+        lock = beside(log, LOCK_NAME)
+        stale = take_lock(lock, str(owner))
+        try:
+            self.refuse_if_running(log)
+            rotate_log(log, request.get("rotate", True) is not False)
+            proc = start_detached(argv, env, cwd, log)
+            record = self.record_of(proc.pid, argv, log, str(owner), adopted=False)
+            record.update({"env": env, "cwd": os.path.abspath(cwd) if cwd else os.getcwd()})
+            write_json_file(beside(log, PIDFILE_NAME), record)
+        finally:
+            release_lock(lock)
+        self.watch(Watched(record, proc), fast=True)
+        self.catch_up_log(log)  # the console sees the old log's end before it hears of the new server
+        self.send({"type": "launched", "id": request.get("id"), "server": record, "stale_lock": stale})
+
+    def op_stop(self, request: dict[str, Any]) -> None:
+        pid, pgid, start = request.get("pid"), request.get("pgid"), request.get("start_time")
+        grace = number(request, "grace", 30.0)
+        if not is_int(pid) or not (pgid is None or is_int(pgid)) or not isinstance(start, (int, float)):
+            raise BadRequest("stop needs pid, pgid (an integer or null) and start_time")
+        if self.stop_job is not None:
+            raise BadRequest(f"a stop of pid {self.stop_job.pid} is in progress")
+        record = {"pid": pid, "pgid": pgid, "start_time": start}
+        stat = read_stat(pid)
+        if stat is not None and not self.same_process(pid, start):
+            raise BadRequest(
+                f"pid {pid} is not the server that was launched (another start time): not signalled"
+            )
+        if stat is not None and pgid is not None and stat.pgid != pgid:
+            raise BadRequest(f"pid {pid} left process group {pgid}: not signalled")
+        job = StopJob(request.get("id"), record, grace, "sigterm" if stat is not None else "gone")
+        if stat is not None:
+            os.kill(pid, signal.SIGTERM)
+        self.stop_job = job
+        self.send_stopping(job, "SIGTERM" if stat is not None else None, len(job.members()))
+        self.next_stop = time.monotonic() + STOP_POLL_S
+
+    def op_pidfile(self, request: dict[str, Any]) -> None:
+        log = request.get("log")
+        if not isinstance(log, str) or not log:
+            raise BadRequest("pidfile needs a log path")
+        log = os.path.abspath(log)
+        record = read_json_file(beside(log, PIDFILE_NAME))
+        alive = self.record_alive(record)
+        if alive and record is not None and int(record["pid"]) not in self.watched:
+            self.watch(Watched(record), fast=False)
+        self.send({"type": "pidfile", "id": request.get("id"), "log": log, "server": record, "alive": alive})
+
+    def op_adopt(self, request: dict[str, Any]) -> None:
+        pid, log = request.get("pid"), request.get("log")
+        if not is_int(pid) or not isinstance(log, str) or not log:
+            raise BadRequest("adopt needs a pid and a log path")
+        log = os.path.abspath(log)
+        argv = read_argv(pid)
+        if argv is None or read_stat(pid) is None:
+            raise BadRequest(f"no process {pid} on this host")
+        if not is_server(argv):
+            raise BadRequest("pid {} is not an SGLang server: {}".format(pid, " ".join(argv)[:200]))
+        current = read_json_file(beside(log, PIDFILE_NAME))
+        if self.record_alive(current) and current is not None and current.get("pid") != pid:
+            raise BadRequest("pid {} is the server of this log already".format(current.get("pid")))
+        record = self.record_of(pid, argv, log, str(request.get("owner", "unknown")), adopted=True)
+        record.update({"env": read_environ(pid), "cwd": read_cwd(pid)})
+        write_json_file(beside(log, PIDFILE_NAME), record)
+        self.watch(Watched(record), fast=False)
+        self.send({"type": "adopted", "id": request.get("id"), "server": record})
+
+    # launching and stopping, the details
+
+    def record_of(self, pid: int, argv: list[str], log: str, owner: str, adopted: bool) -> dict[str, Any]:
+        """The pid file's record. An adopted server's group counts only if it leads it: a server started
+        from a script shares the script's group, which stop must never kill."""
+        stat = read_stat(pid)
+        pgid = stat.pgid if stat is not None else pid
+        return {
+            "pid": pid,
+            "pgid": pgid if (not adopted or pgid == pid) else None,
+            "start_time": self.scanner.epoch(stat.start_ticks) if stat is not None else None,
+            "argv": argv,
+            "log": log,
+            "owner": owner,
+            "time": time.time(),
+            "adopted": adopted,
+        }
+
+    def same_process(self, pid: int, start_time: Any) -> bool:
+        """``pid`` runs and is the process that started at ``start_time`` (not a reuse of its number)."""
+        stat = read_stat(pid)
+        if stat is None or not isinstance(start_time, (int, float)):
+            return False
+        return abs(self.scanner.epoch(stat.start_ticks) - start_time) < SAME_START_S
+
+    def record_alive(self, record: dict[str, Any] | None) -> bool:
+        return (
+            record is not None
+            and is_int(record.get("pid"))
+            and self.same_process(record["pid"], record.get("start_time"))
+        )
+
+    def refuse_if_running(self, log: str) -> None:
+        record = read_json_file(beside(log, PIDFILE_NAME))
+        if self.record_alive(record):
+            assert record is not None
+            raise BadRequest(
+                "a server launched by {} still runs here (pid {}): stop it first".format(
+                    record.get("owner"), record.get("pid")
+                ),
+                server=record,
+            )
+
+    def watch(self, watched: Watched, fast: bool) -> None:
+        self.watched[int(watched.record["pid"])] = watched
+        now = time.monotonic()
+        if fast:
+            self.watch_fast_until = now + WATCH_FAST_FOR_S
+        self.next_watch = now + (WATCH_FAST_S if fast else WATCH_SLOW_S)
+
+    def catch_up_log(self, path: str | None = None) -> None:
+        """Send what the followed log holds now (if it is ``path``), so that later messages come after it."""
+        follower = self.follower
+        if follower is None or (path is not None and os.path.abspath(follower.path) != path):
+            return
+        for _ in range(64):  # at most 16 MiB: a backlog larger than that goes on at the normal pace
+            if follower.poll() != 0.0:
+                break
+
+    def check_watched(self) -> None:
+        for pid, watched in list(self.watched.items()):
+            if self.same_process(pid, watched.record.get("start_time")):
+                continue
+            del self.watched[pid]
+            code = watched.proc.poll() if watched.proc is not None else None  # reaps our own child
+            self.catch_up_log()  # the fatal lines are read before the console hears of the exit
+            self.send(
+                {
+                    "type": "server_exit",
+                    "pid": pid,
+                    "pgid": watched.record.get("pgid"),
+                    "returncode": code,
+                    "t": time.time(),
+                }
+            )
+            self.send(self.scanner.message())
+
+    def watch_due(self) -> None:
+        self.check_watched()
+        now = time.monotonic()
+        if not self.watched:
+            self.next_watch = None
+        else:
+            self.next_watch = now + (WATCH_FAST_S if now < self.watch_fast_until else WATCH_SLOW_S)
+
+    def send_stopping(self, job: StopJob, sent: str | None, alive: int) -> None:
+        elapsed = round(time.monotonic() - job.began, 3)
+        self.send(
+            {
+                "type": "stopping",
+                "id": job.id,
+                "pid": job.pid,
+                "signal": sent,
+                "elapsed": elapsed,
+                "alive": alive,
+            }
+        )
+
+    def stop_due(self) -> None:
+        job = self.stop_job
+        assert job is not None
+        now = time.monotonic()
+        self.next_stop = now + STOP_POLL_S
+        if job.pid in self.watched and self.watched[job.pid].proc is not None:
+            self.watched[job.pid].proc.poll()  # our own child: reap it so that it leaves the group
+        main_alive = self.same_process(job.pid, job.start_time)
+        members = job.members()
+        if not members:
+            return self.finish_stop(job)
+        if job.killed_at is None and (not main_alive or now - job.began >= job.grace):
+            if main_alive:
+                job.how = "sigkill"
+            else:
+                job.strays = len(members)  # the server is gone: nothing of it is left to drain
+            job.kill()
+            job.killed_at = now
+            self.send_stopping(job, "SIGKILL", len(members))
+        elif job.killed_at is not None and now - job.killed_at > KILL_WAIT_S:
+            self.stop_job, self.next_stop = None, None
+            raise BadRequest(f"processes survive SIGKILL (stuck in the kernel?): {members}")
+        elif now - job.reported >= STOP_REPORT_S:
+            job.reported = now
+            self.send_stopping(job, None, len(members))
+
+    def finish_stop(self, job: StopJob) -> None:
+        self.stop_job, self.next_stop = None, None
+        self.check_watched()  # server_exit first: the console knows the server is gone when stop returns
+        self.send(
+            {
+                "type": "stopped",
+                "id": job.id,
+                "pid": job.pid,
+                "pgid": job.pgid,
+                "how": job.how,
+                "elapsed": round(time.monotonic() - job.began, 3),
+                "strays": job.strays,
+            }
+        )
+
     # periodic work
 
     def wait_s(self, now: float) -> float | None:
         """Seconds until the next piece of work is due; None when nothing is scheduled."""
-        due = [t for t in (self.next_sample, self.next_poll) if t is not None]
+        due = [
+            t for t in (self.next_sample, self.next_poll, self.next_watch, self.next_stop) if t is not None
+        ]
         return max(0.0, min(due) - now) if due else None
 
     def run_due(self, now: float) -> None:
@@ -1024,6 +1490,10 @@ class Agent:
         if self.next_sample is not None and now >= self.next_sample:
             self.next_sample = max(self.next_sample + self.interval, now)  # a slow sample does not pile up
             self.guarded("sample", self.sample)
+        if self.next_stop is not None and now >= self.next_stop:
+            self.guarded("stop", self.stop_due)
+        if self.next_watch is not None and now >= self.next_watch:
+            self.guarded("watch", self.watch_due)
 
     def guarded(self, op: str, work: Callable[[], None]) -> None:
         """Periodic work that fails is reported and tried again next time, never the agent's end."""
@@ -1046,7 +1516,7 @@ class Agent:
         self.gpus.close()
 
 
-def is_int(value: Any) -> bool:
+def is_int(value: Any) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 

@@ -24,11 +24,13 @@ from gdnconsole.config import Host
 from gdnconsole.host import simulated
 from gdnconsole.host.link import AgentChannel, LinkError, LinkState, LocalAgent, SshLink, SshTarget
 from gdnconsole.host.ranks import RankPlacement, place_ranks
+from gdnconsole.host.replies import LinkLost, Message, Pending, Progress
 from gdnconsole.sglang.tracker import StageTracker
 
 BACKOFF_S = (0.5, 1.0, 2.0, 4.0, 8.0, 15.0)
 RECENT_BYTES = 1 << 20  # text kept in memory for a quick look; views page through the mirror file
 PING_EVERY_S = 5.0
+REQUEST_TIMEOUT_S = 30.0
 
 Listener = Callable[[str], None]
 
@@ -108,6 +110,7 @@ class HostSession:
         self.connects = 0
         self.hellos = 0
         self.gpus_seen = False
+        self.gpu_samples = 0  # GPU samples received: "a sample taken after X" is one counted after X
         self.processes_seen = False
         self._listeners: list[Listener] = []
         self._channel: AgentChannel | None = None
@@ -115,6 +118,12 @@ class HostSession:
         self._ping_ids = itertools.count(1)
         self._changed = asyncio.Event()
         self._stopping = False
+        # The server this console launched or adopted (the agent's pid-file record), and what ended.
+        self.launched: dict[str, Any] | None = None
+        self.launched_alive = False
+        self.pidfile_seen = False
+        self.exits: dict[int, dict[str, Any]] = {}  # pid -> the agent's server_exit message
+        self._pending = Pending()
 
     # -- listeners ---------------------------------------------------------------------------------
 
@@ -201,6 +210,8 @@ class HostSession:
             await channel.send(
                 {"op": "follow", "path": self.log.path, "offset": self.log.offset, "inode": self.log.inode}
             )
+            # After a reconnect (or in a new console) the launched server is known again from its pid file.
+            await channel.send({"op": "pidfile", "log": self.log.path})
             pinger = asyncio.create_task(self._ping_loop(channel))
             try:
                 async for message in channel.messages():
@@ -211,6 +222,7 @@ class HostSession:
             raise LinkError(LinkState.DOWN, f"the connection was lost: {exc}") from None
         finally:
             self._channel = None
+            self._pending.fail_all("the link to the host was lost")
             with contextlib.suppress(Exception):
                 await channel.close()
         if self.hellos == hellos:
@@ -236,6 +248,31 @@ class HostSession:
         self.ssh_link.accept_pending_key(fingerprint)
         self._set_link(LinkState.CONNECTING, "host key accepted")
 
+    async def send(self, message: Message) -> None:
+        """A request that has no answer (e.g. re-timing the samples); LinkLost when not connected."""
+        if self._channel is None:
+            raise LinkLost(f"{self.host.name} is not connected ({self.link.value})")
+        await self._channel.send(message)
+
+    async def request(
+        self,
+        message: Message,
+        final: str,
+        *,
+        timeout: float = REQUEST_TIMEOUT_S,
+        progress: Progress | None = None,
+    ) -> Message:
+        """Send ``message`` with an id; return the agent's ``final`` answer (AgentRefused on its error)."""
+        channel = self._channel
+        if channel is None:
+            raise LinkLost(f"{self.host.name} is not connected ({self.link.value})")
+        request_id, answer = self._pending.open(frozenset({final}), progress)
+        try:
+            await channel.send({**message, "id": request_id})
+            return await asyncio.wait_for(answer, timeout)
+        finally:
+            self._pending.close(request_id)
+
     # -- messages from the agent -------------------------------------------------------------------
 
     def handle(self, message: dict[str, Any]) -> None:
@@ -243,6 +280,24 @@ class HostSession:
         handler = _HANDLERS.get(str(kind))
         if handler is not None:
             handler(self, message)
+        if "id" in message:
+            self._pending.deliver(message)
+
+    def _on_server_record(self, message: dict[str, Any]) -> None:
+        """launched / adopted / pidfile: the server this console may stop."""
+        record = message.get("server")
+        self.launched = record if isinstance(record, dict) else None
+        self.launched_alive = bool(message.get("alive", record is not None))
+        if message.get("type") == "pidfile":
+            self.pidfile_seen = True
+        self._notify("launched")
+
+    def _on_server_exit(self, message: dict[str, Any]) -> None:
+        pid = int(message.get("pid", -1))
+        self.exits[pid] = message
+        if self.launched is not None and self.launched.get("pid") == pid:
+            self.launched_alive = False
+        self._notify("server_exit")
 
     def _on_hello(self, message: dict[str, Any]) -> None:
         self.hello = message
@@ -253,6 +308,7 @@ class HostSession:
     def _on_gpus(self, message: dict[str, Any]) -> None:
         self.gpus = list(message.get("gpus", []))
         self.gpus_seen = True
+        self.gpu_samples += 1
         self._notify("gpus")
 
     def _on_processes(self, message: dict[str, Any]) -> None:
@@ -301,9 +357,22 @@ class HostSession:
         """The host's SGLang server: the one on the active profile's port, else the newest one."""
         if not self.servers:
             return None
+        launched = self.launched_pid
+        if launched is not None:
+            for server in self.servers:
+                if server.get("pid") == launched:
+                    return server
         profile = self.host.profile
         on_port = [s for s in self.servers if profile is not None and s.get("port") == profile.port]
         return max(on_port or self.servers, key=lambda s: s.get("start_time", 0))
+
+    @property
+    def launched_pid(self) -> int | None:
+        """The pid of the server this console launched or adopted, while it runs."""
+        if self.launched is None or not self.launched_alive:
+            return None
+        pid = self.launched.get("pid")
+        return pid if isinstance(pid, int) else None
 
     def placements(self) -> list[RankPlacement]:
         server = self.server
@@ -363,6 +432,10 @@ _HANDLERS: dict[str, Callable[[HostSession, dict[str, Any]], None]] = {
     "log": HostSession._on_log,
     "log_reset": HostSession._on_log_reset,
     "pong": HostSession._on_pong,
+    "launched": HostSession._on_server_record,
+    "adopted": HostSession._on_server_record,
+    "pidfile": HostSession._on_server_record,
+    "server_exit": HostSession._on_server_exit,
 }
 
 

@@ -1,0 +1,116 @@
+"""GPU memory around a launch: which GPUs the ranks will use, who else holds memory there, and whether
+an old server's memory is released yet. Pure functions over the agent's ``gpus`` sample."""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from gdnconsole.host.ranks import visible_devices
+
+# What an idle GPU may show as used with no process listed (driver context, persistence mode); memory
+# above this with no live process to account for it is an old server's, still being torn down.
+IDLE_MIB = 1024
+# SGLang picks mem_fraction_static from the GPU size when unset; this is about what a 48 GB card gets.
+DEFAULT_MEM_FRACTION = 0.85
+
+
+@dataclass(frozen=True)
+class Holder:
+    gpu: int
+    pid: int
+    name: str | None
+    used_mib: int
+
+    def __str__(self) -> str:
+        return f"pid {self.pid} ({self.name or '?'}) holds {self.used_mib} MiB on GPU {self.gpu}"
+
+
+def _flag_int(argv: Sequence[str], names: Collection[str], default: int) -> int:
+    value: str | None = None
+    for i, word in enumerate(argv):
+        name, eq, rest = word.partition("=")
+        if name in names:
+            value = rest if eq else (argv[i + 1] if i + 1 < len(argv) else None)
+    try:
+        return int(value) if value is not None else default
+    except ValueError:
+        return default
+
+
+def rank_gpus(argv: Sequence[str], env: Mapping[str, str]) -> list[int]:
+    """NVML indices of the GPUs the TP ranks of ``argv`` will use (FACTS §7: base + rank × step, as
+    ordinals inside CUDA_VISIBLE_DEVICES)."""
+    tp = _flag_int(argv, ("--tp-size", "--tp"), 1)
+    base = _flag_int(argv, ("--base-gpu-id",), 0)
+    step = _flag_int(argv, ("--gpu-id-step",), 1)
+    visible = visible_devices(env)
+    ordinals = [base + rank * step for rank in range(tp)]
+    if visible is None:
+        return ordinals
+    return [visible[o] for o in ordinals if o < len(visible)]
+
+
+def _gpu(gpus: Sequence[Mapping[str, Any]], index: int) -> Mapping[str, Any] | None:
+    return next((g for g in gpus if g.get("index") == index), None)
+
+
+def other_holders(
+    gpus: Sequence[Mapping[str, Any]], indices: Sequence[int], ours: Collection[int]
+) -> list[Holder]:
+    """Live processes (the agent could name them) holding memory on ``indices``, except ``ours``."""
+    found = []
+    for index in indices:
+        gpu = _gpu(gpus, index) or {}
+        for proc in gpu.get("processes", []):
+            pid, name, used = proc.get("pid"), proc.get("name"), proc.get("used_mib")
+            if isinstance(pid, int) and pid not in ours and name is not None:
+                found.append(Holder(index, pid, name, int(used or 0)))
+    return found
+
+
+def unreleased_mib(
+    gpus: Sequence[Mapping[str, Any]], indices: Sequence[int], old: Collection[int] = ()
+) -> dict[int, int]:
+    """Per GPU, memory used beyond the idle level that no live process other than the ``old`` server's
+    accounts for (its driver context is not torn down yet). Empty when every GPU is back to baseline."""
+    left: dict[int, int] = {}
+    for index in indices:
+        gpu = _gpu(gpus, index)
+        if gpu is None or gpu.get("used_mib") is None:
+            continue
+        others = sum(h.used_mib for h in other_holders(gpus, [index], old))
+        extra = int(gpu["used_mib"]) - others - IDLE_MIB
+        if extra > 0:
+            left[index] = extra + IDLE_MIB
+    return left
+
+
+def shortfalls(
+    gpus: Sequence[Mapping[str, Any]],
+    indices: Sequence[int],
+    mem_fraction: float | None,
+    ours: Collection[int],
+) -> list[str]:
+    """Why the new server cannot have its share of a GPU: other processes hold too much of it.
+
+    SGLang sizes its pools as ``avail - total * (1 - mem_fraction)``: memory another process holds comes
+    out of that fraction, so the server needs ``mem_fraction * total`` not held by others.
+    """
+    fraction = mem_fraction or DEFAULT_MEM_FRACTION
+    problems = []
+    for index in indices:
+        gpu = _gpu(gpus, index)
+        total = gpu.get("total_mib") if gpu else None
+        if not isinstance(total, int):
+            continue
+        holders = other_holders(gpus, [index], ours)
+        needed = int(total * fraction)
+        if holders and total - sum(h.used_mib for h in holders) < needed:
+            names = "; ".join(str(h) for h in holders)
+            problems.append(
+                f"GPU {index}: {names}; the new server needs {needed} MiB of {total} "
+                f"(mem_fraction {fraction:g}), {total - sum(h.used_mib for h in holders)} MiB left"
+            )
+    return problems

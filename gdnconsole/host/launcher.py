@@ -1,0 +1,441 @@
+"""Launch, stop and relaunch SGLang on a connected host, through its agent; each attempt is journaled.
+
+The rules this module keeps (DESIGN.md, "The remote side"; FACTS §7):
+
+- Nothing starts before the flag checker has passed the argv (unless asked not to check): a rejected
+  attempt is recorded and nothing runs, nothing is stopped.
+- Only the server this console launched, or one the user adopted after seeing its pids, is ever stopped:
+  SIGTERM to it, then SIGKILL to its process group; never a process found by its name.
+- A relaunch starts the new server only once the old one's GPU memory is released, and not at all while
+  other processes hold the memory the new one needs (they are named).
+"""
+
+from __future__ import annotations
+
+import getpass
+import os
+import socket
+import time
+from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from gdnconsole.config import Profile
+from gdnconsole.host import gpumem
+from gdnconsole.host.journal import FINAL_OUTCOMES, Attempt, Journal, flag_diff
+from gdnconsole.host.replies import AgentRefused
+from gdnconsole.host.session import HostSession
+from gdnconsole.sglang.launch import LaunchSpec, launch_spec
+
+__all__ = [
+    "LaunchRefused",
+    "StopPlan",
+    "StopResult",
+    "adopt",
+    "flag_diff",
+    "launch",
+    "observe",
+    "relaunch",
+    "settle",
+    "stop",
+    "stop_plan",
+]
+
+STOP_GRACE_S = 30.0  # SGLang drains running requests on SIGTERM; a relaunch gives it this long
+RELEASE_TIMEOUT_S = 120.0  # a driver tears a large context down in seconds; minutes means something holds it
+RELEASE_SAMPLE_S = 0.05  # GPU sampling while waiting for the release: the wait is the relaunch's latency
+STOP_ANSWER_SLACK_S = 30.0  # beyond the grace: SIGKILL and the group's end
+Say = Callable[[str], None]
+
+
+class LaunchRefused(Exception):
+    """The launch did not start, and why (a lock, a running server, memory held by others…)."""
+
+
+@dataclass(frozen=True)
+class StopResult:
+    pid: int
+    pgid: int | None
+    how: str  # "sigterm" (drained and exited), "sigkill" (after the grace), "gone" (it had ended already)
+    elapsed: float
+    strays: int = 0  # group members still there after the main process exited (killed at once)
+
+
+@dataclass(frozen=True)
+class PlanProcess:
+    pid: int
+    title: str  # "python3 -m sglang.launch_server …" or a process title like "sglang::scheduler_TP0"
+    uptime_s: float | None
+
+
+@dataclass(frozen=True)
+class StopPlan:
+    """What a stop would signal, for the confirmation dialog; ``untouched``: look-alikes left alone."""
+
+    pid: int | None = None
+    pgid: int | None = None
+    start_time: float | None = None
+    uptime_s: float | None = None
+    adopted: bool = False
+    owner: str | None = None
+    argv: list[str] = field(default_factory=list)
+    processes: list[PlanProcess] = field(default_factory=list)
+    untouched: list[PlanProcess] = field(default_factory=list)
+
+    @property
+    def empty(self) -> bool:
+        return self.pid is None
+
+
+def owner() -> str:
+    """Who launches, as the lock and the pid file on the host name it."""
+    return f"{getpass.getuser()}@{socket.gethostname()} pid {os.getpid()}"
+
+
+# -- the checker -----------------------------------------------------------------------------------
+
+
+def check_rules(session: HostSession, spec: LaunchSpec) -> dict[str, str] | None:
+    """The first rule the argv breaks on this host's SGLang version ({"id", "message"}), or None."""
+    from gdnconsole.sglang import models, rules  # the flag tables load only when a launch is checked
+
+    hello = session.hello or {}
+    gpus = hello.get("gpus") or []
+    capability = next((g.get("compute_capability") for g in gpus if g.get("compute_capability")), None)
+    version = hello.get("sglang")
+    if not version:
+        return {
+            "id": "no-sglang",
+            "message": f"SGLang is not installed for {session.host.python} on this host",
+        }
+    result = rules.check(
+        list(server_args(spec)),
+        sglang=str(version),
+        compute_capability=capability,
+        gpus=len(gpus) or None,
+        architecture=models.architecture_of(_model_of(spec)),
+        env=spec.env,
+    )
+    if result.ok or not result.errors:
+        return None
+    first = result.errors[0]
+    return {"id": first.id, "message": first.message}
+
+
+def server_args(spec: LaunchSpec) -> Sequence[str]:
+    """The SGLang flags of a spec: what follows ``python -m sglang.launch_server``."""
+    argv = list(spec.argv)
+    return argv[3:] if len(argv) >= 3 and argv[1] == "-m" else argv[1:]
+
+
+def _model_of(spec: LaunchSpec) -> str:
+    argv = list(spec.argv)
+    for i, word in enumerate(argv):
+        if word in ("--model-path", "--model") and i + 1 < len(argv):
+            return argv[i + 1]
+        if word.startswith("--model-path="):
+            return word.split("=", 1)[1]
+    return ""
+
+
+# -- launching -------------------------------------------------------------------------------------
+
+
+def _journal(session: HostSession, journal: Journal | None) -> Journal:
+    return journal if journal is not None else Journal(session.host.name)
+
+
+def _begin(
+    session: HostSession, profile: Profile, check: bool, journal: Journal
+) -> tuple[LaunchSpec, Attempt]:
+    spec = launch_spec(profile, session.host.python)
+    attempt = journal.begin(profile.name, spec.argv, spec.env)
+    rule = check_rules(session, spec) if check else None
+    if rule is not None:
+        attempt.outcome, attempt.rule = "rejected", rule
+        journal.record(attempt)
+    return spec, attempt
+
+
+async def launch(
+    session: HostSession, profile: Profile, *, check: bool = True, journal: Journal | None = None
+) -> Attempt:
+    """Start ``profile`` on the host (nothing of ours may run there); returns once the process runs.
+
+    The attempt is "rejected" when the checker refuses the flags, else "running": follow it with
+    ``settle`` (or ``observe`` on each session change). LaunchRefused when the host refuses.
+    """
+    journal = _journal(session, journal)
+    spec, attempt = _begin(session, profile, check, journal)
+    if attempt.outcome == "rejected":
+        return attempt
+    _refuse_for_memory(session, spec, profile, ours=set())
+    return await _start(session, spec, attempt, journal)
+
+
+async def _start(session: HostSession, spec: LaunchSpec, attempt: Attempt, journal: Journal) -> Attempt:
+    request = {
+        "op": "launch",
+        "argv": list(spec.argv),
+        "env": dict(spec.env),
+        "cwd": None,  # the agent's own directory: the host's workdir
+        "log": session.log.path,
+        "rotate": True,
+        "owner": owner(),
+    }
+    try:
+        reply = await session.request(request, "launched")
+    except AgentRefused as exc:
+        raise LaunchRefused(str(exc)) from None
+    attempt.pid = int(reply["server"]["pid"])
+    journal.record(attempt)
+    return attempt
+
+
+def _refuse_for_memory(session: HostSession, spec: LaunchSpec, profile: Profile, ours: set[int]) -> None:
+    problems = gpumem.shortfalls(
+        session.gpus, gpumem.rank_gpus(spec.argv, spec.env), profile.mem_fraction, ours
+    )
+    if problems:
+        raise LaunchRefused("other processes hold the GPU memory the server needs: " + " | ".join(problems))
+
+
+# -- following an attempt --------------------------------------------------------------------------
+
+
+def observe(session: HostSession, attempt: Attempt) -> Attempt:
+    """Bring ``attempt`` up to date with what the session knows: stages, warnings, ready, the exit.
+
+    Call it on each session change (the TUI) or let ``settle`` do it. A final outcome is kept, except
+    that a ready server which then dies is "crashed".
+    """
+    if attempt.pid is None or attempt.outcome in ("rejected", "stopped", "crashed"):
+        return attempt
+    startup = session.log.tracker.current
+    if startup is not None:
+        attempt.stage = startup.stage.label
+        attempt.stages = startup.durations(include_current=attempt.outcome == "running")
+        attempt.warnings = [w.summary for w in startup.warnings]
+        if startup.fatal is not None:
+            attempt.fatal = {"line": startup.fatal.line, "summary": startup.fatal.summary}
+        if startup.ready and attempt.outcome in ("running", "timeout"):
+            attempt.outcome = "ready"
+    ended = session.exits.get(attempt.pid)
+    if ended is not None:
+        attempt.outcome = "crashed"
+        if attempt.fatal is None:
+            attempt.fatal = {"line": None, "summary": _exit_summary(ended)}
+    return attempt
+
+
+def _exit_summary(message: Mapping[str, Any]) -> str:
+    code = message.get("returncode")
+    if isinstance(code, int) and code < 0:
+        return f"the server was killed by signal {-code} with nothing in its log"
+    if isinstance(code, int):
+        return f"the server exited with code {code} with nothing fatal in its log"
+    return "the server exited with nothing fatal in its log"
+
+
+async def settle(
+    session: HostSession,
+    attempt: Attempt,
+    *,
+    until: str = "ready",
+    timeout: float = 600.0,
+    journal: Journal | None = None,
+) -> Attempt:
+    """Wait until the attempt is ready (``until="ready"``) or has ended; "timeout" after ``timeout`` s.
+
+    The server is left running on a timeout: a slow start is not a failed one.
+    """
+    journal = _journal(session, journal)
+
+    def done() -> bool:
+        observe(session, attempt)
+        return attempt.outcome in FINAL_OUTCOMES and (attempt.outcome != "ready" or until == "ready")
+
+    if attempt.outcome == "running" and not await session.wait_until(done, timeout):
+        attempt.outcome = "timeout"
+    journal.update(attempt)
+    return attempt
+
+
+# -- stopping --------------------------------------------------------------------------------------
+
+
+def stop_plan(session: HostSession) -> StopPlan:
+    """What ``stop`` would signal now (empty when this console has launched or adopted nothing alive)."""
+    record = session.launched if session.launched_alive else None
+    now = time.time()
+    untouched = [
+        _plan_process(s, now) for s in session.servers if record is None or s.get("pid") != record.get("pid")
+    ]
+    untouched += [_plan_process(o, now) for o in session.orphans]
+    if record is None:
+        return StopPlan(untouched=untouched)
+    server = next((s for s in session.servers if s.get("pid") == record.get("pid")), None)
+    processes = [_plan_process(server or record, now)]
+    processes += [_plan_process(c, now) for c in (server or {}).get("children", [])]
+    start = record.get("start_time")
+    return StopPlan(
+        pid=int(record["pid"]),
+        pgid=record.get("pgid"),
+        start_time=start,
+        uptime_s=round(now - start, 1) if isinstance(start, (int, float)) else None,
+        adopted=bool(record.get("adopted")),
+        owner=record.get("owner"),
+        argv=list(record.get("argv", [])),
+        processes=processes,
+        untouched=untouched,
+    )
+
+
+def _plan_process(entry: Mapping[str, Any], now: float) -> PlanProcess:
+    start = entry.get("start_time")
+    title = entry.get("title") or " ".join(entry.get("cmdline") or entry.get("argv") or [])
+    return PlanProcess(
+        pid=int(entry["pid"]),
+        title=str(title)[:200],
+        uptime_s=round(now - start, 1) if isinstance(start, (int, float)) else None,
+    )
+
+
+async def stop(session: HostSession, *, grace: float = 30.0, journal: Journal | None = None) -> StopResult:
+    """SIGTERM the server this console launched or adopted; SIGKILL its process group after ``grace`` s.
+
+    Returns once its GPU memory is released (NVML), so that a launch may follow at once.
+    """
+    return await _stop(session, grace, _journal(session, journal), lambda _: None)
+
+
+async def _stop(session: HostSession, grace: float, journal: Journal, say: Say) -> StopResult:
+    record = session.launched if session.launched_alive else None
+    if record is None:
+        raise LaunchRefused(
+            f"no server launched or adopted by gdnconsole runs on {session.host.name}: nothing to stop "
+            "(a server started by hand must be adopted first)"
+        )
+    pid = int(record["pid"])
+    old = _server_pids(session, pid)  # its ranks may linger in NVML's list as zombies: still its memory
+    say(f"stopping pid {pid}: SIGTERM, SIGKILL to its group after {grace:g} s")
+
+    def progress(message: Mapping[str, Any]) -> None:
+        sent = f"{message['signal']} sent, " if message.get("signal") else ""
+        say(f"stopping pid {pid}: {sent}{message.get('alive')} processes left, {message.get('elapsed')} s")
+
+    request = {"op": "stop", "pid": pid, "pgid": record.get("pgid"), "start_time": record.get("start_time")}
+    try:
+        reply = await session.request(
+            {**request, "grace": grace}, "stopped", timeout=grace + STOP_ANSWER_SLACK_S, progress=progress
+        )
+    except AgentRefused as exc:
+        raise LaunchRefused(str(exc)) from None
+    _mark_stopped(journal, pid)
+    # Stopped means the GPUs are free again: a launch right after must not find the old ranks' memory.
+    await wait_released(session, gpumem.rank_gpus(record.get("argv", []), record.get("env") or {}), old, say)
+    return StopResult(
+        pid, reply.get("pgid"), str(reply["how"]), float(reply["elapsed"]), int(reply.get("strays", 0))
+    )
+
+
+def _mark_stopped(journal: Journal, pid: int) -> None:
+    """An attempt stopped before it was ready (or while the journal still says running) ends "stopped"."""
+    for attempt in reversed(journal.attempts()):
+        if attempt.pid == pid:
+            if attempt.outcome in ("running", "timeout"):
+                attempt.outcome = "stopped"
+                journal.update(attempt)
+            return
+
+
+async def adopt(session: HostSession, pid: int) -> None:
+    """Take over a server started by hand (the user saw its pids): stop and relaunch may end it now."""
+    try:
+        await session.request(
+            {"op": "adopt", "pid": pid, "log": session.log.path, "owner": owner()}, "adopted"
+        )
+    except AgentRefused as exc:
+        raise LaunchRefused(str(exc)) from None
+
+
+# -- relaunching -----------------------------------------------------------------------------------
+
+
+def _server_pids(session: HostSession, pid: int | None) -> set[int]:
+    """The launched server and its children as the last process scan saw them."""
+    if pid is None:
+        return set()
+    server = next((s for s in session.servers if s.get("pid") == pid), {})
+    return {pid, *(int(c["pid"]) for c in server.get("children", []))}
+
+
+def _refuse_foreign_server(session: HostSession, profile: Profile, ours: int | None) -> None:
+    for server in session.servers:
+        if server.get("pid") != ours and server.get("port") == profile.port:
+            raise LaunchRefused(
+                f"a server gdnconsole did not launch uses port {profile.port}: pid {server.get('pid')} "
+                f"({' '.join(server.get('cmdline', []))[:120]}); adopt it to let relaunch replace it"
+            )
+
+
+async def wait_released(
+    session: HostSession,
+    gpus: Sequence[int],
+    old: Collection[int],
+    say: Say,
+    timeout: float = RELEASE_TIMEOUT_S,
+) -> None:
+    """Until the rank GPUs' memory is back to what live processes account for (NVML), sampling fast."""
+    after = session.gpu_samples  # only samples taken after the old server ended count
+    shown: dict[int, int] = {}
+
+    def released() -> bool:
+        nonlocal shown
+        if session.gpu_samples <= after:
+            return False
+        left = gpumem.unreleased_mib(session.gpus, gpus, old)
+        if left and left != shown:
+            say(
+                "waiting for GPU memory to be released: "
+                + ", ".join(f"GPU {g} {m} MiB" for g, m in left.items())
+            )
+        shown = left
+        return not left
+
+    await session.send({"op": "sample", "interval": RELEASE_SAMPLE_S})
+    try:
+        if not await session.wait_until(released, timeout):
+            held = ", ".join(f"GPU {g}: {m} MiB" for g, m in shown.items())
+            raise LaunchRefused(f"GPU memory was not released within {timeout:g} s ({held} unaccounted for)")
+    finally:
+        await session.send({"op": "sample", "interval": session.sample_interval})
+
+
+async def relaunch(
+    session: HostSession,
+    profile: Profile,
+    *,
+    check: bool = True,
+    journal: Journal | None = None,
+    on_progress: Callable[[str], None] | None = None,
+) -> Attempt:
+    """Check, stop the server this console launched (if it runs), wait for its GPU memory, launch.
+
+    A rejected profile stops nothing. A server on the profile's port that gdnconsole did not launch, or
+    other processes holding the memory the new server needs, refuse the relaunch before anything stops.
+    """
+    say: Say = on_progress or (lambda _: None)
+    journal = _journal(session, journal)
+    spec, attempt = _begin(session, profile, check, journal)
+    if attempt.outcome == "rejected":
+        say(f"rejected by the checker: {attempt.rule}")
+        return attempt
+    old = session.launched_pid
+    _refuse_foreign_server(session, profile, old)
+    _refuse_for_memory(session, spec, profile, ours=_server_pids(session, old))
+    if old is not None:
+        await _stop(session, STOP_GRACE_S, journal, say)  # returns once the old server's memory is free
+        _refuse_for_memory(session, spec, profile, ours=set())
+    say("starting the server")
+    return await _start(session, spec, attempt, journal)

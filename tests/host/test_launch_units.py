@@ -1,0 +1,98 @@
+"""The pure parts of launching: flag diffs, the journal file, --set, GPU memory arithmetic."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from gdnconsole.config import Profile
+from gdnconsole.host import gpumem
+from gdnconsole.host.journal import Journal, env_diff, flag_diff
+from gdnconsole.profileset import SetError, apply_sets
+
+BASE = [
+    "python3",
+    "-m",
+    "sglang.launch_server",
+    "--tp-size",
+    "1",
+    "--speculative-eagle-topk",
+    "1",
+    "--enable-x",
+]
+
+
+def test_flag_diff_adds_removes_and_changes() -> None:
+    new = ["python3", "-m", "sglang.launch_server", "--tp-size=2", "--speculative-num-steps", "1"]
+    assert flag_diff(BASE, new) == [
+        "~ --tp-size 1 → 2",
+        "+ --speculative-num-steps 1",
+        "- --speculative-eagle-topk 1",
+        "- --enable-x",
+    ]
+    assert flag_diff(BASE, BASE) == []
+    assert flag_diff(["python3", "-m", "a"], ["python", "-m", "a"]) == ["~ python3 -m a → python -m a"]
+
+
+def test_env_diff() -> None:
+    assert env_diff({"A": "1", "B": "2"}, {"A": "3", "C": "4"}) == ["+ env C=4", "~ env A 1 → 3", "- env B=2"]
+
+
+def test_the_journal_keeps_the_last_state_of_each_attempt_and_skips_torn_lines(tmp_path: Path) -> None:
+    journal = Journal("ct129", tmp_path / "j" / "ct129.jsonl")
+    first = journal.begin("p", BASE, {})
+    journal.record(first)
+    first.outcome = "ready"
+    journal.update(first)
+    with journal.path.open("a") as fh:
+        fh.write('{"number": 9, "time"')  # a console that died mid-line
+    second = journal.begin("p", [*BASE, "--x", "`rm -rf /` | y"], {"E": "1"})
+    journal.record(second)
+    attempts = journal.attempts()
+    assert [(a.number, a.outcome) for a in attempts] == [(1, "ready"), (2, "running")]
+    assert attempts[1].diff == ["+ --x `rm -rf /` | y", "+ env E=1"]
+    markdown = journal.to_markdown()
+    assert "\\|" in markdown and "`` " in markdown  # pipes escaped in the table, backticks fenced
+
+
+def test_set_addresses_profile_fields() -> None:
+    profile = Profile(name="p", model="m")
+    changed = apply_sets(
+        profile,
+        ["tp=2", "mem_fraction=0.8", "speculative.eagle_topk=1", "env.SGLANG_ENABLE_SPEC_V2=1",
+         "args+=--disable-radix-cache", "args+=a b; $(c)"],
+    )  # fmt: skip
+    assert (changed.tp, changed.mem_fraction, changed.speculative.eagle_topk) == (2, 0.8, 1)
+    assert changed.env == {"SGLANG_ENABLE_SPEC_V2": "1"}
+    assert changed.args == ("--disable-radix-cache", "a b; $(c)")
+    assert apply_sets(changed, ["mem_fraction=", "env.SGLANG_ENABLE_SPEC_V2=", "args="]).args == ()
+    for bad in ("port=0", "speculative.x=1", "env.1A=2", "args=x"):
+        with pytest.raises(SetError):
+            apply_sets(profile, [bad])
+
+
+def gpu(index: int, used: int, *procs: tuple[int, str | None, int]) -> dict[str, object]:
+    return {
+        "index": index,
+        "total_mib": 49140,
+        "used_mib": used,
+        "processes": [{"pid": p, "name": n, "used_mib": m} for p, n, m in procs],
+    }
+
+
+def test_rank_gpus_follow_base_step_and_visible_devices() -> None:
+    argv = ["--tp", "2", "--base-gpu-id", "1"]
+    assert gpumem.rank_gpus(argv, {}) == [1, 2]
+    assert gpumem.rank_gpus(argv, {"CUDA_VISIBLE_DEVICES": "4,5,6"}) == [5, 6]
+
+
+def test_release_and_shortfall() -> None:
+    dying = [gpu(0, 30000, (10, None, 29996))]  # its process is gone, the memory not yet released
+    assert gpumem.unreleased_mib(dying, [0]) == {0: 30000}
+    leftover = [gpu(0, 20004, (11, "python3", 20000))]
+    assert gpumem.unreleased_mib(leftover, [0]) == {}
+    [problem] = gpumem.shortfalls(leftover, [0], None, ours=set())
+    assert "pid 11 (python3) holds 20000 MiB on GPU 0" in problem
+    assert gpumem.shortfalls(leftover, [0], None, ours={11}) == []
+    assert gpumem.shortfalls([gpu(0, 14, (12, "sglang::scheduler_TP0", 10))], [0], 0.9, ours=set()) == []
