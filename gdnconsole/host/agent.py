@@ -126,6 +126,7 @@ BOOTSTRAP = "python3 -u -c '" + BOOTSTRAP_CODE + "'"  # the same as one shell co
 DEFAULT_INTERVAL_S = 1.0
 LOG_POLL_S = 0.05  # how soon a growing file is checked again: a stage change shows within ~50 ms
 LOG_POLL_IDLE_S = 0.08  # ... and a quiet one: changes still show in < 100 ms; idle polls cost ~0.3% CPU
+F_SETPIPE_SZ = 1031  # fcntl command (Linux), not exported by Python 3.8's fcntl module
 LOG_READ_MAX = 256 * 1024  # bytes read for one log message
 LOG_LINE_MAX = 1024 * 1024  # a partial line this long is sent without waiting for its newline
 SMI_TIMEOUT_S = 10.0  # nvidia-smi can hang on a wedged driver; the agent must not
@@ -1564,7 +1565,20 @@ def serve(agent: Agent, inbox: queue.Queue[bytes]) -> None:
         agent.run_due(time.monotonic())
 
 
+def widen_stdout_pipe(size: int = 1 << 20) -> None:
+    """A busy log is a bulk transfer: with Linux's default 64 KiB pipe every 256 KiB message takes several
+    writes, each waiting for sshd to drain the pipe; a 1 MiB pipe lets one message go in one write
+    (measured +25% log throughput). Not a pipe, or not Linux: nothing to do."""
+    try:
+        import fcntl
+
+        fcntl.fcntl(sys.stdout.fileno(), F_SETPIPE_SZ, size)
+    except (ImportError, OSError, ValueError, AttributeError):
+        pass
+
+
 def main() -> None:
+    widen_stdout_pipe()
     inbox: queue.Queue[bytes] = queue.Queue()
     reader = threading.Thread(target=read_requests, args=(sys.stdin.buffer, inbox), daemon=True)
     reader.start()
