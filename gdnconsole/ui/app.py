@@ -16,7 +16,7 @@ from gdnconsole.config import Host
 from gdnconsole.host.session import HostSession
 from gdnconsole.ui import theme
 from gdnconsole.ui.commands import binding_commands
-from gdnconsole.ui.dashboard import DashboardScreen
+from gdnconsole.ui.dashboard import DASHBOARD_KEYMAP, DashboardScreen
 from gdnconsole.ui.hostpicker import HostPickerScreen
 from gdnconsole.ui.logpane import POLL_S
 from gdnconsole.ui.statusbar import Clock
@@ -48,9 +48,12 @@ class DashboardApp(App[None]):
         clock: Clock = time.time,
         theme_name: str = theme.DEFAULT_THEME,
         poll_interval: float | None = POLL_S,
+        readonly: bool = False,
+        journal_dir: Path | None = None,
     ) -> None:
         """Open ``sessions`` at once, or let the user pick among ``choices`` (``factory`` makes their
-        sessions). ``start``: run the sessions (False for state set by hand); ``clock``: for uptimes."""
+        sessions). ``start``: run the sessions (False for state set by hand); ``clock``: for uptimes;
+        ``readonly``: no launch, relaunch or stop; ``journal_dir``: the launch journals' folder."""
         super().__init__()
         if not sessions and (not choices or factory is None):
             raise ValueError("give sessions, or choices and a factory")
@@ -61,6 +64,9 @@ class DashboardApp(App[None]):
         self.start = start
         self.clock = clock
         self.poll_interval = poll_interval
+        self.readonly = readonly
+        self.journal_dir = journal_dir
+        self.set_keymap(DASHBOARD_KEYMAP)
         textual_theme, self.palette = theme.load(theme_name)
         self.register_theme(textual_theme)
         self.theme = textual_theme.name
@@ -77,7 +83,14 @@ class DashboardApp(App[None]):
 
     def _dashboard(self) -> DashboardScreen:
         return DashboardScreen(
-            self.sessions, self.palette, self.clock, start=self.start, poll_interval=self.poll_interval
+            self.sessions,
+            self.palette,
+            self.clock,
+            start=self.start,
+            poll_interval=self.poll_interval,
+            readonly=self.readonly,
+            config_path=Path(self.config_path) if self.config_path else None,
+            journal_dir=self.journal_dir,
         )
 
     def _picked(self, hosts: list[Host] | None) -> None:

@@ -8,6 +8,7 @@ before any link is up). A session's listener only posts a message; the handler r
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import ClassVar
 
 from textual import events
@@ -19,19 +20,34 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static, TabbedContent, TabPane
 from textual.worker import Worker
 
+from gdnconsole.config import Profile
+from gdnconsole.host.journal import Journal
 from gdnconsole.host.link import LinkState
 from gdnconsole.host.session import HostSession
+from gdnconsole.ui.askname import AskNameScreen
+from gdnconsole.ui.confirm import ConfirmScreen
+from gdnconsole.ui.flagform import FlagFormScreen, FormResult
 from gdnconsole.ui.help import HelpScreen
 from gdnconsole.ui.hostkey import HostKeyScreen
 from gdnconsole.ui.hostpane import HostPane
+from gdnconsole.ui.journalscreen import JournalResult, JournalScreen
+from gdnconsole.ui.launchcontrol import LaunchControl
 from gdnconsole.ui.logpane import POLL_S, LogPane
 from gdnconsole.ui.logscreen import log_help_sections
 from gdnconsole.ui.statusbar import Clock, overview_text
 from gdnconsole.ui.theme import LogPalette
 
+# The dashboard's `e` edits the launch flags; the log pane's "first error" moves to `E` here (the log
+# view keeps `e`). Applied as the app's keymap, so footer, help and palette all say `E`.
+DASHBOARD_KEYMAP = {"log.first_error": "E"}
+LAUNCH_ACTIONS = frozenset({"launch", "relaunch", "stop"})
 TICK_S = 1.0  # uptimes and "down since" move with the clock
 NARROW = 100  # columns below which the stage timeline gives its width to the log
 SHORT = 30  # rows below which the panels lose their borders
+
+
+def _action(binding: BindingType) -> str:
+    return binding.action if isinstance(binding, Binding) else binding[1]
 
 
 class HostChanged(Message):
@@ -43,6 +59,14 @@ class HostChanged(Message):
 
     def can_replace(self, message: Message) -> bool:
         return isinstance(message, HostChanged) and message.index == self.index
+
+
+class ServerExited(Message):
+    """The agent saw the server of host ``index`` exit: its fatal summary is shown at once."""
+
+    def __init__(self, index: int) -> None:
+        super().__init__()
+        self.index = index
 
 
 class OverviewRow(Static):
@@ -92,6 +116,11 @@ class DashboardScreen(Screen[None]):
         Binding("left_square_bracket", "previous_host", "Previous host", show=False, id="dash.previous_host"),
         *_host_bindings(),
         Binding("r", "reconnect", "Reconnect", id="dash.reconnect"),
+        Binding("e", "edit", "Edit flags", id="dash.edit"),
+        Binding("L", "launch", "Launch", id="dash.launch"),
+        Binding("R", "relaunch", "Relaunch", id="dash.relaunch"),
+        Binding("S", "stop", "Stop server", id="dash.stop"),
+        Binding("j", "journal", "Journal", id="dash.journal"),
         Binding("g", "toggle_gpus", "Show / hide the GPU panel", show=False, id="dash.gpus"),
         Binding("question_mark,f1", "help", "Help", key_display="?", id="dash.help"),
         Binding("q", "quit", "Quit", id="dash.quit"),
@@ -105,9 +134,22 @@ class DashboardScreen(Screen[None]):
         *,
         start: bool = True,
         poll_interval: float | None = POLL_S,
+        readonly: bool = False,
+        config_path: Path | None = None,
+        journal_dir: Path | None = None,
     ) -> None:
+        """``readonly``: no launch, relaunch or stop keys; ``config_path``: where the form saves profiles;
+        ``journal_dir``: the launch journals (None: the user data dir)."""
         super().__init__()
         self.sessions = list(sessions)
+        self.readonly = readonly
+        self.config_path = config_path
+        self.journal_dir = journal_dir
+        self.journals: dict[int, Journal] = {}
+        # The profile L and R launch, per host: the host's default until the form or the journal picks one.
+        self.profiles: dict[int, Profile] = {}
+        self.launches = LaunchControl(self, self.sessions, self.journal, self._launch_changed, self.open_form,
+                                      clock)  # fmt: skip
         self.palette = palette
         self.clock = clock
         self.start = start  # False: the sessions' state is set by the caller (snapshots)
@@ -148,8 +190,8 @@ class DashboardScreen(Screen[None]):
     def _listener(self, index: int) -> Callable[[str], None]:
         """Called on the loop's thread by the session: post, never block."""
 
-        def changed(_topic: str) -> None:
-            self.post_message(HostChanged(index))
+        def changed(topic: str) -> None:
+            self.post_message(ServerExited(index) if topic == "server_exit" else HostChanged(index))
 
         return changed
 
@@ -174,8 +216,19 @@ class DashboardScreen(Screen[None]):
         self._paint_overview()
         self._maybe_ask_host_key(message.index)
 
+    def on_server_exited(self, message: ServerExited) -> None:
+        self.launches.exited(message.index)
+        self._launch_changed(message.index)
+
+    def _launch_changed(self, index: int) -> None:
+        pane = self.host_pane(index)
+        pane.launch_note = self.launches.note(index)
+        pane.refresh_host()
+        self._paint_overview()
+
     def _tick(self) -> None:
         for i in range(len(self.sessions)):
+            self.host_pane(i).launch_note = self.launches.note(i)
             self.host_pane(i).refresh_host()
         self._paint_overview()
 
@@ -258,16 +311,82 @@ class DashboardScreen(Screen[None]):
         elif self.start:
             self._run(index)
 
+    # -- launch profiles, launching, the journal -------------------------------------------------------
+
+    def profile(self, index: int) -> Profile:
+        """The profile L and R use on host ``index`` (an empty one when the host has none)."""
+        chosen = self.profiles.get(index) or self.sessions[index].host.profile
+        return chosen or Profile(name="default", model="")
+
+    def journal(self, index: int) -> Journal:
+        if index not in self.journals:
+            name = self.sessions[index].host.name
+            path = self.journal_dir / f"{name}.jsonl" if self.journal_dir is not None else None
+            self.journals[index] = Journal(name, path)
+        return self.journals[index]
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return not (self.readonly and action in LAUNCH_ACTIONS)
+
+    def action_edit(self) -> None:
+        index = self.active_index
+        self.open_form(index, self.profile(index), None)
+
+    def open_form(self, index: int, profile: Profile, field: str | None) -> None:
+        self.show_host(index)
+        form = FlagFormScreen(self.sessions[index], profile, config_path=self.config_path, focus_field=field,
+                              readonly=self.readonly)  # fmt: skip
+        self.app.push_screen(form, lambda result: self._form_closed(index, result))
+
+    def _form_closed(self, index: int, result: FormResult | None) -> None:
+        if result is None or result.profile is None:
+            return
+        self.profiles[index] = result.profile
+        if result.launch and not self.readonly:
+            self.launches.relaunch(index, result.profile)  # a launch when no server runs
+
+    def action_launch(self) -> None:
+        index = self.active_index
+        self.launches.launch(index, self.profile(index))
+
+    def action_relaunch(self) -> None:
+        index = self.active_index
+        self.launches.relaunch(index, self.profile(index))
+
+    def action_stop(self) -> None:
+        self.launches.stop(self.active_index)
+
+    def action_journal(self) -> None:
+        index = self.active_index
+        screen = JournalScreen(self.journal(index), self.profile(index), readonly=self.readonly)
+        self.app.push_screen(screen, lambda result: self._journal_closed(index, result))
+
+    def _journal_closed(self, index: int, result: JournalResult | None) -> None:
+        if result is None:
+            return
+        if result.action == "form":
+            self.open_form(index, result.profile, None)
+        elif not self.readonly:
+            self.profiles[index] = result.profile
+            self.launches.relaunch(index, result.profile)
+
     # -- help and quit ---------------------------------------------------------------------------------
 
     def action_help(self) -> None:
+        own = [b for b in self.BINDINGS if not (self.readonly and _action(b) in LAUNCH_ACTIONS)]
+        journal = [b for b in JournalScreen.BINDINGS if not (self.readonly and _action(b) == "rerun")]
+        form = [b for b in FlagFormScreen.BINDINGS if not (self.readonly and _action(b) == "launch")]
         sections = [
-            ("dashboard", self.BINDINGS),
+            ("dashboard", own),
             *log_help_sections([]),
+            ("flag form (e)", form),
+            ("journal (j)", journal),
+            ("confirmations", ConfirmScreen.BINDINGS),
+            ("new profile name", AskNameScreen.BINDINGS),
             ("host key dialog", HostKeyScreen.BINDINGS),
             ("application", self.app.BINDINGS),
         ]
-        self.app.push_screen(HelpScreen(sections))
+        self.app.push_screen(HelpScreen(sections, DASHBOARD_KEYMAP))
 
     async def action_quit(self) -> None:
         await self.stop_sessions()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import ClassVar
 
 from rich.style import Style
@@ -17,13 +17,17 @@ from textual.widgets import Static
 Section = tuple[str, Sequence[BindingType]]
 
 
-def key_label(binding: Binding) -> str:
+Keymap = Mapping[str, str]  # binding id → keys, as given to ``App.set_keymap``
+
+
+def key_label(binding: Binding, keymap: Keymap | None = None) -> str:
     """Every key of a binding (the footer shows one short label; help shows them all)."""
     names = {"question_mark": "?", "slash": "/", "pageup": "PgUp", "pagedown": "PgDn"}
-    return ", ".join(names.get(k, k) for k in binding.key.split(","))
+    keys = (keymap or {}).get(binding.id or "", binding.key)
+    return ", ".join(names.get(k, k) for k in keys.split(","))
 
 
-def bindings_table(sections: Iterable[Section]) -> Table:
+def bindings_table(sections: Iterable[Section], keymap: Keymap | None = None) -> Table:
     table = Table(box=None, pad_edge=False, show_header=True, header_style="bold", expand=True)
     table.add_column("key", no_wrap=True)
     table.add_column("does")
@@ -32,7 +36,8 @@ def bindings_table(sections: Iterable[Section]) -> Table:
         table.add_row(Text(title, style=Style(bold=True, underline=True)), "", "")
         for binding in bindings:
             if isinstance(binding, Binding):
-                table.add_row(Text(key_label(binding)), Text(binding.description), Text(binding.id or ""))
+                label = key_label(binding, keymap)
+                table.add_row(Text(label), Text(binding.description), Text(binding.id or ""))
     return table
 
 
@@ -57,14 +62,16 @@ class HelpScreen(ModalScreen[None]):
         Binding("escape,q,question_mark,f1", "close", "Close help", id="help.close"),
     ]
 
-    def __init__(self, sections: Sequence[Section]) -> None:
+    def __init__(self, sections: Sequence[Section], keymap: Keymap | None = None) -> None:
+        """``keymap``: the app's remapped keys, so help says what the footer says."""
         super().__init__()
         self.sections = sections
+        self.keymap = keymap
 
     def compose(self) -> ComposeResult:
         with VerticalScroll():
             yield Static(Text("Keys", style="bold"))
-            yield Static(bindings_table(self.sections), id="help-table")
+            yield Static(bindings_table(self.sections, self.keymap), id="help-table")
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -12,7 +12,7 @@ from gdnconsole.host.session import HostSession
 from gdnconsole.ui.gpupanel import GpuPanel
 from gdnconsole.ui.gpurows import gpu_rows
 from gdnconsole.ui.logpane import POLL_S, LogPane
-from gdnconsole.ui.statusbar import Clock, HostStatusBar, host_status
+from gdnconsole.ui.statusbar import SEP, Clock, HostStatusBar, host_status
 from gdnconsole.ui.theme import LogPalette
 
 _FAILED = (LinkState.DOWN, LinkState.AUTH_FAILED, LinkState.HOST_KEY_REFUSED, LinkState.NO_AGENT)
@@ -56,6 +56,7 @@ class HostPane(Vertical):
         self.clock = clock
         self.mirror = session.log.mirror
         self.poll_interval = poll_interval
+        self.launch_note: Text | None = None  # a launch in flight, or how the last one ended
 
     def compose(self) -> ComposeResult:
         yield HostStatusBar(id="host-status")
@@ -76,7 +77,10 @@ class HostPane(Vertical):
     def refresh_host(self) -> None:
         """Repaint from the session's state (cheap: called on every change the session reports)."""
         session = self.session
-        self.query_one(HostStatusBar).update(host_status(session, self.palette, self.clock()))
+        status = host_status(session, self.palette, self.clock())
+        if self.launch_note is not None:
+            status = Text(SEP).join([status, self.launch_note])
+        self.query_one(HostStatusBar).update(status)
         rows = gpu_rows(
             session.gpus,
             session.server,

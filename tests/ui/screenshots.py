@@ -1,6 +1,6 @@
 """Regenerate screenshots/: an SVG of each screen, from the same deterministic states as the snapshot tests.
 
-    python -m tests.ui.screenshots [OUT_DIR]      (make screenshots)
+python -m tests.ui.screenshots [OUT_DIR]      (make screenshots)
 """
 
 from __future__ import annotations
@@ -48,10 +48,22 @@ async def main(out_dir: Path) -> None:
         log = write_log(work / "sglang_serve.log", ct129_lines())
         shots: list[tuple[str, Callable[[], App[Any]], tuple[int, int], Steps]] = [
             ("dashboard-serving", lambda: fixed_app(serving_session(work / "a")), SIZE, keys()),
-            ("dashboard-three-hosts", lambda: fixed_app(serving_session(work / "b"), crashed_session(work / "c"),
-                                                          refused_session(work / "d")), SIZE, keys()),
-            ("dashboard-crash-80x24", lambda: fixed_app(serving_session(work / "e"), crashed_session(work / "f"),
-                                                          refused_session(work / "g")), SMALL, keys("2")),
+            (
+                "dashboard-three-hosts",
+                lambda: fixed_app(
+                    serving_session(work / "b"), crashed_session(work / "c"), refused_session(work / "d")
+                ),
+                SIZE,
+                keys(),
+            ),
+            (
+                "dashboard-crash-80x24",
+                lambda: fixed_app(
+                    serving_session(work / "e"), crashed_session(work / "f"), refused_session(work / "g")
+                ),
+                SMALL,
+                keys("2"),
+            ),
             ("log-view", lambda: make_app(log), SIZE, keys()),
             ("log-view-crash", lambda: make_app(log), SIZE, keys("x", "enter")),
             ("help", lambda: fixed_app(serving_session(work / "h")), SIZE, keys("question_mark")),

@@ -4,6 +4,7 @@ binding; the host picker; the GPU and status lines rendered from fixed session s
 from __future__ import annotations
 
 import io
+import re
 from pathlib import Path
 
 from rich.console import Console
@@ -14,10 +15,14 @@ from textual.widgets import TabbedContent
 from gdnconsole.config import Host
 from gdnconsole.host.session import HostSession
 from gdnconsole.ui.app import DashboardApp
+from gdnconsole.ui.askname import AskNameScreen
+from gdnconsole.ui.confirm import ConfirmScreen
 from gdnconsole.ui.dashboard import DashboardScreen, OverviewRow
+from gdnconsole.ui.flagform import FlagFormScreen
 from gdnconsole.ui.help import HelpScreen, bindings_table
 from gdnconsole.ui.hostkey import HostKeyScreen
 from gdnconsole.ui.hostpicker import HostPickerScreen
+from gdnconsole.ui.journalscreen import JournalScreen
 from gdnconsole.ui.logpane import LogPane
 from gdnconsole.ui.logview import LogView
 from tests.ui.conftest import settle
@@ -107,11 +112,13 @@ async def test_help_lists_every_binding(tmp_path: Path) -> None:
         await pilot.press("question_mark")
         assert isinstance(app.screen, HelpScreen)
         console = Console(width=200, record=True, file=io.StringIO())
-        console.print(bindings_table(app.screen.sections))
+        console.print(bindings_table(app.screen.sections, app.screen.keymap))
         table = console.export_text()
-        for owner in (DashboardScreen, LogPane, LogView, HostKeyScreen):
+        for owner in (DashboardScreen, LogPane, LogView, HostKeyScreen, FlagFormScreen, JournalScreen,
+                      ConfirmScreen, AskNameScreen):  # fmt: skip
             for binding in owner.BINDINGS:
                 assert isinstance(binding, Binding) and binding.id and binding.id in table
+        assert re.search(r"^E +First error", table, re.M)  # the dashboard's `e` edits the flags
         await pilot.press("escape")
         assert isinstance(app.screen, DashboardScreen)
 

@@ -1,0 +1,123 @@
+"""The journal screen: attempts in a table, the selected one's argv/env/diff, Markdown export, re-run and
+load into the form; and the launch progress line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.widgets import DataTable, Static
+
+from gdnconsole.host.journal import Attempt, Journal
+from gdnconsole.ui.flagform import FlagFormScreen
+from gdnconsole.ui.journalscreen import JournalScreen
+from gdnconsole.ui.launchcontrol import Progress, progress_text
+from tests.ui.conftest import settle
+from tests.ui.dashboard_helpers import CLOCK, SIZE, until
+from tests.ui.form_helpers import form_app, form_session, hosts_file
+
+ARGV = ["python3", "-m", "sglang.launch_server", "--model-path", "Qwen/Qwen3.6-27B", "--tp-size", "2"]
+SPEC = ["--speculative-algorithm", "NEXTN", "--speculative-eagle-topk", "1"]
+
+
+def attempts() -> list[Attempt]:
+    env = {"SGLANG_ENABLE_SPEC_V2": "1"}
+    rule = {"id": "spec.topk_without_steps", "message": "set --speculative-num-steps"}
+    return [
+        Attempt(1, CLOCK - 600, "ct129", "topk-only", [*ARGV, *SPEC], env, outcome="rejected", rule=rule),
+        Attempt(
+            2,
+            CLOCK - 500,
+            "ct129",
+            "final",
+            [*ARGV, *SPEC, "--speculative-num-steps", "1"],
+            env,
+            diff=["+ --speculative-num-steps 1"],
+            stages={"loading": 37.1, "graphs": 5.9},
+            outcome="crashed",
+            stage="graphs",
+            fatal={"line": 212, "summary": "CUDA out of memory capturing graphs"},
+        ),
+        Attempt(
+            3,
+            CLOCK - 300,
+            "ct129",
+            "final",
+            [*ARGV, *SPEC, "--speculative-num-steps", "1"],
+            env,
+            stages={"loading": 36.0, "graphs": 6.1, "ready": 1.0},
+            outcome="ready",
+            stage="ready",
+            warnings=["libavutil.so.58 missing (not fatal)"],
+        ),
+    ]
+
+
+def journal(tmp_path: Path) -> Journal:
+    j = Journal("ct129", tmp_path / "journal" / "ct129.jsonl")
+    for attempt in attempts():
+        j.record(attempt)
+    return j
+
+
+async def open_journal(tmp_path: Path):  # type: ignore[no-untyped-def]
+    path = hosts_file(tmp_path)
+    app = form_app(form_session(tmp_path, path), path)
+    app.journal_dir = tmp_path / "journal"
+    journal(tmp_path)
+    return app
+
+
+def cells(screen: JournalScreen) -> list[list[str]]:
+    table = screen.query_one(DataTable)
+    return [[str(c) for c in table.get_row_at(r)] for r in range(table.row_count)]
+
+
+async def test_journal_lists_attempts_and_exports_markdown(tmp_path: Path) -> None:
+    app = await open_journal(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("j")
+        assert await until(pilot, lambda: isinstance(app.screen, JournalScreen), 5)
+        screen = app.screen
+        assert isinstance(screen, JournalScreen)
+        assert await until(pilot, lambda: screen.query_one(DataTable).row_count == 3, 5)
+        rows = cells(screen)
+        assert [r[3] for r in rows] == ["rejected", "crashed", "ready"]
+        assert rows[0][5].startswith("rule spec.topk_without_steps")
+        assert rows[1][4] == "loading 37.1s, graphs 5.9s" and rows[1][5].startswith(
+            "L212: CUDA out of memory"
+        )
+        detail = str(screen.query_one("#journal-argv", Static).render())
+        assert "attempt 3" in detail and "--speculative-num-steps 1" in detail
+        assert "SGLANG_ENABLE_SPEC_V2=1" in detail and "libavutil" in detail
+        await pilot.press("up")
+        detail = str(screen.query_one("#journal-argv", Static).render())
+        assert "attempt 2" in detail and "+ --speculative-num-steps 1" in detail
+        await pilot.press("m")
+        exported = tmp_path / "journal" / "ct129.md"
+        assert await until(pilot, lambda: exported.exists(), 5)
+        text = exported.read_text()
+        assert text.startswith("## Launch attempts on ct129") and "| 2 |" in text and "**crashed**" in text
+        assert app.clipboard == text
+
+
+async def test_journal_attempt_loads_into_the_form(tmp_path: Path) -> None:
+    app = await open_journal(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("j")
+        assert await until(pilot, lambda: isinstance(app.screen, JournalScreen), 5)
+        screen = app.screen
+        assert await until(pilot, lambda: screen.query_one(DataTable).row_count == 3, 5)
+        await pilot.press("up", "up")  # attempt 1, the rejected one
+        await pilot.press("e")
+        assert await until(pilot, lambda: isinstance(app.screen, FlagFormScreen), 5)
+        form = app.screen
+        assert isinstance(form, FlagFormScreen)
+        assert form.base.name == "topk-only" and form.values.eagle_topk == "1" and form.values.num_steps == ""
+
+
+def test_progress_line_shows_the_launchers_words() -> None:
+    phase = "waiting for GPU memory to be released: GPU 0 31480 MiB, GPU 1 30990 MiB"
+    text = progress_text(Progress("relaunch", phase, CLOCK - 12), CLOCK).plain
+    assert text == f"◐ relaunch: {phase} 12s"

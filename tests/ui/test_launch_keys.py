@@ -1,0 +1,173 @@
+"""L, S and R on the dashboard against a local simulated host: the launcher starts real (simulated)
+servers; the confirmations show what will be stopped and the flags that change; a rejected launch
+offers the form on its field. Every server started is killed by its process group at the end."""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+from textual.widgets import Static
+
+from gdnconsole.config import Host, Speculative
+from gdnconsole.host.journal import Journal
+from gdnconsole.host.session import HostSession
+from gdnconsole.ui.app import DashboardApp
+from gdnconsole.ui.confirm import ConfirmScreen
+from gdnconsole.ui.flagform import FlagFormScreen
+from tests.host.launchkit import kill_group, launch_host
+from tests.ui.dashboard_helpers import SIZE, session_for, status_text, until
+from tests.ui.form_helpers import field_error
+
+NOTES: dict[int, list[str]] = {}
+
+
+@contextlib.asynccontextmanager
+async def launching(tmp_path: Path, host: Host, **options: object) -> AsyncIterator[DashboardApp]:
+    """The dashboard on ``host``, its journal in tmp_path; kills what it launched, by process group."""
+    session = session_for(host, tmp_path)
+    groups: set[int] = set()
+
+    def remember(topic: str) -> None:
+        record = session.launched
+        if topic == "launched" and record and isinstance(record.get("pgid"), int):
+            groups.add(record["pgid"])
+
+    session.subscribe(remember)
+    app = DashboardApp([session], journal_dir=tmp_path / "journal", **options)  # type: ignore[arg-type]
+    notify = app.notify
+
+    def kept(message: str, **kwargs: object) -> None:  # every notification, for a failed wait's message
+        NOTES.setdefault(id(app), []).append(message)
+        notify(message, **kwargs)  # type: ignore[arg-type]
+
+    app.notify = kept  # type: ignore[method-assign]
+    try:
+        yield app
+    finally:
+        for pgid in groups:
+            kill_group(pgid)
+
+
+def session_of(app: DashboardApp) -> HostSession:
+    return app.sessions[0]
+
+
+def journal_of(app: DashboardApp) -> Journal:
+    return app.dashboard.journal(0)
+
+
+def said(app: DashboardApp) -> str:
+    """The status bar and the notifications shown, for a failed wait's message."""
+    return "\n".join([status_text(app), *NOTES.get(id(app), [])])
+
+
+def dialog_text(app: DashboardApp) -> str:
+    return "\n".join(str(s.render()) for s in app.screen.query(Static))
+
+
+async def connect(pilot, app: DashboardApp) -> None:  # type: ignore[no-untyped-def]
+    session = session_of(app)
+    assert await until(pilot, lambda: session.complete and session.pidfile_seen, 30), session.link_message
+
+
+async def launch_ready(pilot, app: DashboardApp) -> int:  # type: ignore[no-untyped-def]
+    """Press L and wait until the attempt is ready; the server's pid."""
+    await pilot.press("L")
+    assert await until(pilot, lambda: "✔ attempt 1 ready" in status_text(app), 60), said(app)
+    pid = session_of(app).launched_pid
+    assert pid is not None
+    assert await until(pilot, lambda: session_of(app).server is not None, 20)
+    return pid
+
+
+async def test_launch_then_stop_with_confirmation(tmp_path: Path) -> None:
+    async with launching(tmp_path, launch_host(tmp_path)) as app, app.run_test(size=SIZE) as pilot:
+        await connect(pilot, app)
+        pid = await launch_ready(pilot, app)
+        attempts = journal_of(app).attempts()
+        assert [(a.number, a.outcome, a.pid) for a in attempts] == [(1, "ready", pid)]
+        await pilot.press("L")  # a server runs: L does not start another
+        await pilot.pause()
+        assert len(journal_of(app).attempts()) == 1
+        await pilot.press("S")
+        assert await until(pilot, lambda: app.screen.id == "confirm-stop", 5)
+        text = dialog_text(app)
+        assert f"server pid {pid} · process group" in text and f"pid {pid}" in text and "up " in text
+        assert "sglang::scheduler_TP0" in text and "SIGKILL to the process group after 30 s" in text
+        await pilot.press("n")  # nothing happens
+        await pilot.pause()
+        assert session_of(app).launched_pid == pid
+        await pilot.press("S")
+        assert await until(pilot, lambda: app.screen.id == "confirm-stop", 5)
+        await pilot.press("y")
+        assert await until(pilot, lambda: session_of(app).server is None, 40)
+        assert await until(pilot, lambda: journal_of(app).attempts()[-1].outcome in ("ready", "stopped"), 5)
+        await session_of(app).stop()
+
+
+async def test_relaunch_shows_the_flag_diff_and_replaces_the_server(tmp_path: Path) -> None:
+    host = launch_host(tmp_path, release_lag_s=1.5)  # the old server's memory lingers a while
+    async with launching(tmp_path, host) as app, app.run_test(size=SIZE) as pilot:
+        await connect(pilot, app)
+        old = await launch_ready(pilot, app)
+        profile = app.dashboard.profile(0)
+        app.dashboard.profiles[0] = dataclasses.replace(profile, mem_fraction=0.8)
+        await pilot.press("R")
+        assert await until(pilot, lambda: app.screen.id == "confirm-relaunch", 5)
+        text = dialog_text(app)
+        assert "+ --mem-fraction-static 0.8" in text and f"server pid {old}" in text
+        await pilot.press("y")
+        seen: list[str] = []
+
+        def ready_again() -> bool:
+            seen.append(status_text(app))
+            return "✔ attempt 2 ready" in seen[-1]
+
+        assert await until(pilot, ready_again, 60), said(app)
+        assert any("◐ relaunch: " in line for line in seen)  # the stages went by in the status bar
+        new = session_of(app).launched_pid
+        assert new is not None and new != old
+        attempts = journal_of(app).attempts()
+        assert [a.outcome for a in attempts] == ["ready", "ready"]
+        assert "+ --mem-fraction-static 0.8" in attempts[-1].diff
+        await session_of(app).stop()
+
+
+async def test_rejected_launch_offers_the_form_on_the_field(tmp_path: Path) -> None:
+    host = launch_host(tmp_path)
+    bad = dataclasses.replace(host.profiles["final"], speculative=Speculative("NEXTN", None, 1, 2))
+    host = dataclasses.replace(host, profiles={"final": bad})
+    async with launching(tmp_path, host) as app, app.run_test(size=SIZE) as pilot:
+        await connect(pilot, app)
+        await pilot.press("L")
+        assert await until(pilot, lambda: app.screen.id == "confirm-rejected", 10)
+        text = dialog_text(app)
+        assert "nothing was started" in text and "spec.topk_without_steps" in text
+        assert session_of(app).server is None
+        assert journal_of(app).attempts()[-1].outcome == "rejected"
+        await pilot.press("y")
+        assert await until(pilot, lambda: isinstance(app.screen, FlagFormScreen), 5)
+        form = app.screen
+        assert isinstance(form, FlagFormScreen)
+        assert await until(pilot, lambda: bool(field_error(form, "eagle_topk")), 5)
+        assert app.focused is not None and app.focused.id == "ff-eagle_topk"
+        await session_of(app).stop()
+
+
+async def test_readonly_hides_the_launch_keys(tmp_path: Path) -> None:
+    async with (
+        launching(tmp_path, launch_host(tmp_path), readonly=True) as app,
+        app.run_test(size=SIZE) as pilot,
+    ):
+        await connect(pilot, app)
+        actions = {b.action for _ns, b, enabled, _t in app.screen.active_bindings.values() if enabled}
+        assert "edit" in actions and not actions & {"launch", "relaunch", "stop"}
+        titles = {c.title for c in app.get_system_commands(app.screen)}
+        assert "Edit flags" in titles and "Launch" not in titles
+        await pilot.press("L")
+        await pilot.pause()
+        assert not isinstance(app.screen, ConfirmScreen) and session_of(app).server is None
+        await session_of(app).stop()
