@@ -19,6 +19,7 @@ from tests.ui.conftest import SIZE, make_app, settle
 from tests.ui.dashboard_helpers import crashed_session, refused_session, serving_session
 from tests.ui.fixtures import ct129_lines, write_log
 from tests.ui.test_dashboard_snapshots import fixed_app
+from tests.ui.test_flagform_snapshots import DialogApp, form_with_error
 
 SMALL = (80, 24)
 Steps = Callable[[Pilot[Any]], Awaitable[None]]
@@ -72,6 +73,10 @@ async def main(out_dir: Path) -> None:
             for sub in ("a", "b", "c", "d", "e", "f", "g", "h"):
                 (work / sub).mkdir(exist_ok=True)
             await shoot(build(), size, steps, out_dir / f"{name}.svg")
+        (work / "form").mkdir()
+        form_app, form_steps = form_with_error(work / "form")
+        await shoot(form_app, SIZE, form_steps, out_dir / "flag-form-rule-error.svg")
+        await shoot(DialogApp(), SIZE, keys(), out_dir / "relaunch-confirmation.svg")
 
 
 if __name__ == "__main__":
