@@ -152,8 +152,10 @@ class Server:
         kill_process_tree(os.getpid(), include_parent=True)
 
     def first_real_request(self) -> None:
+        # TP0 has this request's Prefill line queued before the crash, so the log shows the server
+        # serving when it dies; the other ranks die with the tree (their tracebacks would race TP0's).
         if self.state.cfg.scenario == "crash-serving":
-            self.group.broadcast({"cmd": "crash"})
+            self.group.send(self.group.tp0, {"cmd": "crash"})
 
 
 async def serve(args: Any, group: RankGroup, ready: list[dict[str, Any]], log: LogWriter) -> None:
