@@ -19,7 +19,9 @@ Console -> agent:
   file from a byte offset (which must be a line start). With the inode of the file the offset belongs to,
   resuming is exact; another inode, or a size below the offset, means the file was replaced or truncated:
   a ``log_reset`` is sent and the new file is followed from 0. One file at a time: another ``follow``
-  replaces it.
+  replaces it. With ``"raw": true`` each ``log`` message carries ``"bytes": N`` instead of ``data``, and
+  the N bytes of the file follow its newline as they are (no decoding, no JSON escaping: a busy log then
+  costs both ends far less).
 - ``{"op": "unfollow"}`` stops following.
 - ``{"op": "ping", "id": 7}`` -> ``{"type": "pong", "id": 7, "t": EPOCH}``.
 - ``{"op": "processes"}`` -> one ``processes`` message now.
@@ -127,6 +129,7 @@ DEFAULT_INTERVAL_S = 1.0
 LOG_POLL_S = 0.05  # how soon a growing file is checked again: a stage change shows within ~50 ms
 LOG_POLL_IDLE_S = 0.08  # ... and a quiet one: changes still show in < 100 ms; idle polls cost ~0.3% CPU
 F_SETPIPE_SZ = 1031  # fcntl command (Linux), not exported by Python 3.8's fcntl module
+LOG_READ_MAX_RAW = 1024 * 1024  # raw frames cost nothing per byte to escape: bigger ones cost less per byte
 LOG_READ_MAX = 256 * 1024  # bytes read for one log message
 LOG_LINE_MAX = 1024 * 1024  # a partial line this long is sent without waiting for its newline
 SMI_TIMEOUT_S = 10.0  # nvidia-smi can hang on a wedged driver; the agent must not
@@ -179,8 +182,9 @@ class Writer:
         self._stream = stream
         self._lock = threading.Lock()
 
-    def send(self, message: dict[str, Any]) -> None:
-        data = memoryview(encode(message))
+    def send(self, message: dict[str, Any], payload: bytes = b"") -> None:
+        """One message, and after its newline ``payload`` raw bytes (the message says how many)."""
+        data = memoryview(encode(message) + payload)
         with self._lock:
             while data:
                 written = self._stream.write(data)
@@ -860,9 +864,15 @@ class Follower:
     """
 
     def __init__(
-        self, path: str, offset: int, inode: int | None, send: Callable[[dict[str, Any]], None]
+        self,
+        path: str,
+        offset: int,
+        inode: int | None,
+        send: Callable[..., None],
+        raw: bool = False,
     ) -> None:
         self.path = path
+        self.raw = raw  # send the bytes after the message instead of as a JSON string
         self.offset = offset  # bytes sent so far: always the start of a line
         self.inode = inode  # of the file the offset belongs to; None: whatever file is there now
         self.pending = b""  # bytes after the offset waiting for their newline
@@ -943,22 +953,26 @@ class Follower:
         """One message's worth from the read position on (the caller knows the file has more)."""
         start = self.read_pos
         assert self._fd is not None
-        # Room for LOG_READ_MAX in one message; a long line being gathered grows by LOG_READ_MAX at a time.
-        room = LOG_READ_MAX - len(self.pending) if len(self.pending) < LOG_READ_MAX else LOG_READ_MAX
+        # Room for one message's worth; a long line being gathered grows by that much at a time.
+        limit = LOG_READ_MAX_RAW if self.raw else LOG_READ_MAX
+        room = limit - len(self.pending) if len(self.pending) < limit else limit
         data = self.pending + os.pread(self._fd, min(room, size - start), start)
         cut = complete_prefix(data)
         if cut:
-            self._send(
-                {
-                    "type": "log",
-                    "path": self.path,
-                    "inode": self.inode,
-                    "offset": self.offset,
-                    "end": self.offset + cut,
-                    "data": data[:cut].decode("utf-8", "replace"),
-                    "size": size,
-                }
-            )
+            message: dict[str, Any] = {
+                "type": "log",
+                "path": self.path,
+                "inode": self.inode,
+                "offset": self.offset,
+                "end": self.offset + cut,
+                "size": size,
+            }
+            if self.raw:
+                message["bytes"] = cut
+                self._send(message, data[:cut])
+            else:
+                message["data"] = data[:cut].decode("utf-8", "replace")
+                self._send(message)
         self.offset += cut
         self.pending = data[cut:]
 
@@ -1250,7 +1264,7 @@ class Agent:
         if not is_int(offset) or offset < 0 or not (inode is None or is_int(inode)):
             raise BadRequest("offset must be an integer >= 0 and inode an integer or null")
         self.op_unfollow(request)
-        self.follower = Follower(path, offset, inode, self.send)
+        self.follower = Follower(path, offset, inode, self.send, raw=request.get("raw") is True)
         self.next_poll = time.monotonic()
 
     def op_unfollow(self, request: dict[str, Any]) -> None:

@@ -120,15 +120,28 @@ def _encode(request: Mapping[str, Any]) -> bytes:
 
 
 async def _decode_lines(reader: Any) -> AsyncIterator[dict[str, Any]]:
-    """JSON objects from an agent's stdout; a line that is not JSON is skipped (a stray print)."""
+    """JSON objects from an agent's stdout; a line that is not JSON is skipped (a stray print).
+
+    A message with ``"bytes": N`` is followed by N raw bytes (log data sent unescaped): they are read
+    and attached as ``message["raw"]``.
+    """
     while True:
         line = await reader.readline()
         if not line:
             return
-        with contextlib.suppress(ValueError):
+        try:
             message = json.loads(line)
-            if isinstance(message, dict):
-                yield message
+        except ValueError:
+            continue
+        if not isinstance(message, dict):
+            continue
+        size = message.get("bytes")
+        if isinstance(size, int) and size > 0:
+            try:
+                message["raw"] = await reader.readexactly(size)
+            except asyncio.IncompleteReadError:
+                return  # the stream ended inside a frame: the link is gone
+        yield message
 
 
 class LocalAgent(AgentChannel):

@@ -56,9 +56,13 @@ class LogState:
             lines = lines[1:]  # the first one may be cut
         return lines[-count:]
 
-    def append_mirror(self, data: str) -> None:
+    def append_tail(self, data: bytes) -> None:
+        # Decode only what is kept: a cut multi-byte character at the start becomes one replacement char.
+        self.tail = (self.tail + data[-RECENT_BYTES:].decode("utf-8", errors="replace"))[-RECENT_BYTES:]
+
+    def append_mirror(self, data: bytes) -> None:
         if self.mirror is not None and data:
-            with self.mirror.open("a", encoding="utf-8") as fh:
+            with self.mirror.open("ab") as fh:
                 fh.write(data)
 
     def reset_mirror(self) -> None:
@@ -208,7 +212,13 @@ class HostSession:
             await channel.send({"op": "hello"})
             await channel.send({"op": "sample", "interval": self.sample_interval})
             await channel.send(
-                {"op": "follow", "path": self.log.path, "offset": self.log.offset, "inode": self.log.inode}
+                {
+                    "op": "follow",
+                    "path": self.log.path,
+                    "offset": self.log.offset,
+                    "inode": self.log.inode,
+                    "raw": True,
+                }  # log bytes as they are, after each message: no JSON escaping at either end
             )
             # After a reconnect (or in a new console) the launched server is known again from its pid file.
             await channel.send({"op": "pidfile", "log": self.log.path})
@@ -324,16 +334,17 @@ class HostSession:
         log.inode = message.get("inode", log.inode)
         if start != log.offset:
             return  # not where we are: a duplicate after a reconnect, or out of order; never apply twice
-        data = str(message.get("data", ""))
-        if data and not data.endswith("\n"):
-            data += "\n"  # the agent sends whole lines; a last one without newline is a long line cut
+        raw = message.get("raw")
+        data = raw if isinstance(raw, bytes) else str(message.get("data", "")).encode()
+        if data and not data.endswith(b"\n"):
+            data += b"\n"  # the agent sends whole lines; a last one without newline is a long line cut
         # Batch and access lines are most of a serving log: only the others (and the ends of each run of
         # them) go through the tracker, which reads the same story from them (logscan's module doc).
-        count, records, log.needle = logscan.scan_buffer(data.encode(), log.lines + 1, log.needle)
-        for number, raw in records:
-            log.tracker.feed(raw.decode("utf-8", errors="replace"), number)
+        count, records, log.needle = logscan.scan_buffer(data, log.lines + 1, log.needle)
+        for number, line in records:
+            log.tracker.feed(line.decode("utf-8", errors="replace"), number)
         log.lines += count
-        log.tail = (log.tail + data)[-RECENT_BYTES:]
+        log.append_tail(data)
         log.append_mirror(data)
         log.offset = end
         log.seen = True
