@@ -5,7 +5,6 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import json
-import signal
 import socket
 import sys
 from typing import Any, NoReturn
@@ -300,11 +299,9 @@ def demo_cmd(profile_name: str | None, scenario: str | None, speed: float | None
             run_dashboard([host])
         finally:
             click.echo(f"-- stopping the demo server (pid {server.pid})")
-            code = foreground.stop(server)
-    if code < 0:
-        click.echo(f"-- server ended by {signal.Signals(-code).name}")
-    else:
-        click.echo(f"-- server exited with code {code}")
+            click.echo(f"-- demo server {foreground.stop(server)}")
+        return
+    click.echo(f"-- server {foreground.describe_exit(code)}")
 
 
 if __name__ == "__main__":

@@ -80,14 +80,29 @@ def _terminate_with_parent() -> None:
     libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
 
 
-def stop(proc: subprocess.Popen[bytes], grace: float = STOP_GRACE_S) -> int:
-    """SIGTERM (SGLang drains), then SIGKILL to the process group we started after ``grace`` seconds."""
-    if proc.poll() is None:
-        proc.send_signal(signal.SIGTERM)
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            proc.wait(grace)
-    _kill_group(proc)
-    return proc.returncode
+def stop(proc: subprocess.Popen[bytes], grace: float = STOP_GRACE_S) -> str:
+    """SIGTERM (SGLang drains), then SIGKILL to the process group we started after ``grace`` seconds.
+
+    Returns how it ended, in words. SGLang ends its own shutdown by SIGKILLing itself
+    (``kill_process_tree(include_parent=True)``, FACTS §7), so SIGKILL after our SIGTERM is normal.
+    """
+    if proc.poll() is not None:
+        _kill_group(proc)
+        return describe_exit(proc.returncode)
+    proc.send_signal(signal.SIGTERM)
+    try:
+        proc.wait(grace)
+    except subprocess.TimeoutExpired:
+        _kill_group(proc)
+        return f"did not stop within {grace:.0f} s of SIGTERM: killed its process group"
+    _kill_group(proc)  # children that outlived their parent belong to the group we started
+    return "stopped (SIGTERM, drained)"
+
+
+def describe_exit(code: int) -> str:
+    if code < 0:
+        return f"ended by {signal.Signals(-code).name}"
+    return f"exited with code {code}"
 
 
 def run(
