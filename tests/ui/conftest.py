@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from textual.pilot import Pilot
@@ -41,3 +43,15 @@ def row_texts(app: LogViewApp) -> list[str]:
     """The text of the log view's visible rows, as rendered."""
     view = app.log_screen.view
     return [view.render_line(y).text for y in range(view.size.height)]
+
+
+def after(*keys: str) -> Callable[[Pilot[Any]], Awaitable[None]]:
+    """A `run_before` for snapshots and screenshots: settle, then press each key and settle again."""
+
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await settle(pilot)
+        for key in keys:
+            await pilot.press(key)
+            await settle(pilot)
+
+    return run_before

@@ -15,7 +15,7 @@ from typing import Any
 from textual.app import App
 from textual.pilot import Pilot
 
-from tests.ui.conftest import SIZE, make_app, settle
+from tests.ui.conftest import SIZE, after, make_app
 from tests.ui.dashboard_helpers import crashed_session, refused_session, serving_session
 from tests.ui.fixtures import ct129_lines, write_log
 from tests.ui.test_dashboard_snapshots import fixed_app
@@ -25,14 +25,7 @@ SMALL = (80, 24)
 Steps = Callable[[Pilot[Any]], Awaitable[None]]
 
 
-def keys(*names: str) -> Steps:
-    async def run(pilot: Pilot[Any]) -> None:
-        await settle(pilot)
-        for name in names:
-            await pilot.press(name)
-            await settle(pilot)
-
-    return run
+keys = after
 
 
 async def shoot(app: App[Any], size: tuple[int, int], steps: Steps, out: Path) -> None:

@@ -12,7 +12,7 @@ from textual.pilot import Pilot
 from gdnconsole.host.link import LinkState
 from gdnconsole.host.session import HostSession
 from gdnconsole.ui.app import DashboardApp
-from tests.ui.conftest import settle
+from tests.ui.conftest import after, settle
 from tests.ui.dashboard_helpers import (
     SIZE,
     crashed_session,
@@ -28,16 +28,6 @@ SMALL = (80, 24)
 
 def fixed_app(*sessions: HostSession) -> DashboardApp:
     return DashboardApp(list(sessions), start=False, clock=fixed_clock, poll_interval=None)
-
-
-def after(*keys: str) -> Callable[[Pilot[Any]], Any]:
-    async def run_before(pilot: Pilot[Any]) -> None:
-        await settle(pilot)
-        for key in keys:
-            await pilot.press(key)
-            await settle(pilot)
-
-    return run_before
 
 
 def three_hosts(tmp_path: Path) -> DashboardApp:

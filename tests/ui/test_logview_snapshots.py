@@ -8,20 +8,10 @@ from typing import Any
 
 from textual.pilot import Pilot
 
-from tests.ui.conftest import SIZE, make_app, settle
+from tests.ui.conftest import SIZE, after, make_app, settle
 from tests.ui.fixtures import startup, write_log
 
 SnapCompare = Callable[..., bool]
-
-
-def after(*keys: str) -> Callable[[Pilot[Any]], Any]:
-    async def run_before(pilot: Pilot[Any]) -> None:
-        await settle(pilot)
-        for key in keys:
-            await pilot.press(key)
-            await settle(pilot)
-
-    return run_before
 
 
 def test_view_at_start(snap_compare: SnapCompare, ct129_log: Path) -> None:
