@@ -11,17 +11,27 @@ two halves of a large file are scanned by two processes.
 
 from __future__ import annotations
 
+import mmap
 import multiprocessing
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+
+FastScan = Callable[[bytes, int, int], tuple[int, list[tuple[int, int, int]]]]
+try:  # built from _linescan.c when a compiler was there at install time (pyproject: optional)
+    from gdnconsole import _linescan
+
+    FAST_SCAN: FastScan | None = _linescan.scan
+except ImportError:
+    FAST_SCAN = None
 
 CHUNK = 8 << 20  # bytes read at a time
 LEAF = 16 << 10  # ranges this small are split into lines directly
 PARALLEL_MIN = 256 << 20  # files this large are scanned by two processes
 
+DECODE = b"] Decode batch"  # the batch line that carries throughput and accept length
 ACCESS = b'HTTP/1.1"'  # ends in a rarely repeated byte: the count skips faster than with the space
 # The batch-line needle differs by version dialect (FACTS §2.3): comma ≥0.5.5, "[N]," 0.5.4, period ≤0.5.3.
 BATCH_FORMS = (b"batch, #", b"batch [", b"batch. #")
@@ -83,35 +93,51 @@ class _Walker:
             self.walk(mid, hi, lines - left_lines, boring - left_boring)
 
     def _keep_ends(self, lo: int, hi: int, lines: int) -> None:
+        """A range of batch/access lines only: keep its first, its last Decode and its last line."""
         first_end = self.buf.find(b"\n", lo, hi)
         self.records.append((self.line, self.buf[lo:first_end]))
         if lines > 1:
             last_start = self.buf.rfind(b"\n", lo, hi - 1) + 1
+            decode = self.buf.rfind(DECODE, first_end, last_start)
+            if decode >= 0:  # the latest throughput and accept length, if the last line is not it
+                start = self.buf.rfind(b"\n", lo, decode) + 1
+                number = self.line + lines - 1 - self.buf.count(b"\n", start, last_start)
+                self.records.append((number, self.buf[start : self.buf.find(b"\n", decode, hi)]))
             self.records.append((self.line + lines - 1, self.buf[last_start : hi - 1]))
         self.line += lines
 
     def _split(self, lo: int, hi: int) -> None:
-        """Keep every other line, and the first and last line of each run of batch/access lines."""
+        """Keep every other line; of each run of batch/access lines its first, last Decode and last line."""
         needle = self.needle
         records = self.records
-        pending: tuple[int, bytes] | None = None  # the last line of the current run, not yet kept
+        last: tuple[int, bytes] | None = None  # the run's last line so far, not yet kept
+        decode: tuple[int, bytes] | None = None  # the run's last Decode line so far, not yet kept
         in_run = False
         for raw in self.buf[lo : hi - 1].split(b"\n"):
             if ACCESS in raw or (needle is not None and needle in raw):
                 if in_run:
-                    pending = (self.line, raw)
+                    last = (self.line, raw)
+                    if DECODE in raw:
+                        decode = last
                 else:
                     records.append((self.line, raw))
                     in_run = True
             else:
-                if pending is not None:
-                    records.append(pending)
-                    pending = None
+                _end_run(records, decode, last)
+                last = decode = None
                 in_run = False
                 records.append((self.line, raw))
             self.line += 1
-        if pending is not None:
-            records.append(pending)
+        _end_run(records, decode, last)
+
+
+def _end_run(
+    records: list[tuple[int, bytes]], decode: tuple[int, bytes] | None, last: tuple[int, bytes] | None
+) -> None:
+    if decode is not None and decode is not last:
+        records.append(decode)
+    if last is not None:
+        records.append(last)
 
 
 def scan_buffer(
@@ -121,14 +147,27 @@ def scan_buffer(
     ``first_line``; returns (lines in buf, records, the batch needle to pass to the next call)."""
     if needle is None:
         needle = _batch_needle(buf)
+    lines, records = _lines_that_matter(buf, len(buf), first_line, needle)
+    return lines, records, needle
+
+
+def _lines_that_matter(
+    buf: bytes, cut: int, first_line: int, needle: bytes | None
+) -> tuple[int, list[tuple[int, bytes]]]:
+    """(lines in ``buf[:cut]``, records): one C pass when the extension is built, else the walker."""
+    if FAST_SCAN is not None:
+        count, spans = FAST_SCAN(buf, 0, cut)
+        return count, [(first_line + index, buf[start:stop]) for index, start, stop in spans]
     walker = _Walker(buf, first_line, needle)
-    lines = buf.count(b"\n")
-    walker.walk(0, len(buf), lines, walker.boring_count(0, len(buf)))
-    return lines, walker.records, needle
+    count = buf.count(b"\n", 0, cut)
+    walker.walk(0, cut, count, walker.boring_count(0, cut))
+    return count, walker.records
 
 
 def _scan_span(path: str, start: int, end: int) -> tuple[int, list[tuple[int, bytes]]]:
     """Scan bytes ``[start, end)`` (whole lines); line numbers relative to the span (1-based)."""
+    if FAST_SCAN is not None and end > start:
+        return _scan_span_mapped(FAST_SCAN, path, start, end)
     records: list[tuple[int, bytes]] = []
     line = 1
     needle: bytes | None = None
@@ -149,11 +188,20 @@ def _scan_span(path: str, start: int, end: int) -> tuple[int, list[tuple[int, by
             carry = buf[cut:]
             if needle is None:
                 needle = _batch_needle(buf)
-            walker = _Walker(buf, line, needle)
-            walker.walk(0, cut, buf.count(b"\n", 0, cut), walker.boring_count(0, cut))
-            records.extend(walker.records)
-            line = walker.line
+            count, found = _lines_that_matter(buf, cut, line, needle)
+            records.extend(found)
+            line += count
     return line - 1, records
+
+
+def _scan_span_mapped(
+    scan_fn: FastScan, path: str, start: int, end: int
+) -> tuple[int, list[tuple[int, bytes]]]:
+    """The C scan straight over the mapped file: no read, no copy (a file's last line needs no newline)."""
+    with open(path, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mm:
+        end = min(end, len(mm))
+        count, spans = scan_fn(mm, start, end)  # type: ignore[arg-type]  # mmap is a bytes-like buffer
+        return count, [(1 + index, mm[s:e]) for index, s, e in spans]
 
 
 def _split_point(path: Path, size: int) -> int:
