@@ -28,6 +28,7 @@ except ImportError:
     FAST_SCAN = None
 
 CHUNK = 8 << 20  # bytes read at a time
+WINDOW = 64 << 20  # bytes of the file mapped at a time by the C scan
 LEAF = 16 << 10  # ranges this small are split into lines directly
 PARALLEL_MIN = 256 << 20  # files this large are scanned by two processes
 
@@ -197,11 +198,30 @@ def _scan_span(path: str, start: int, end: int) -> tuple[int, list[tuple[int, by
 def _scan_span_mapped(
     scan_fn: FastScan, path: str, start: int, end: int
 ) -> tuple[int, list[tuple[int, bytes]]]:
-    """The C scan straight over the mapped file: no read, no copy (a file's last line needs no newline)."""
-    with open(path, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mm:
-        end = min(end, len(mm))
-        count, spans = scan_fn(mm, start, end)  # type: ignore[arg-type]  # mmap is a bytes-like buffer
-        return count, [(1 + index, mm[s:e]) for index, s, e in spans]
+    """The C scan straight over the mapped file, window by window: no read and no copy, and no more of the
+    file mapped (so counted in our memory) at once than one window. A last line needs no newline."""
+    records: list[tuple[int, bytes]] = []
+    line = 1
+    pos = start
+    with open(path, "rb") as fh:
+        end = min(end, os.fstat(fh.fileno()).st_size)
+        window = WINDOW
+        while pos < end:
+            base = pos - pos % mmap.ALLOCATIONGRANULARITY
+            length = min(end, pos + window) - base
+            with mmap.mmap(fh.fileno(), length, access=mmap.ACCESS_READ, offset=base) as mm:
+                stop = length
+                if base + length < end:  # not the last window: end it after its last whole line
+                    stop = mm.rfind(b"\n", pos - base, length) + 1
+                    if stop == 0:
+                        window *= 2  # one line longer than the window: map more of it
+                        continue
+                count, spans = scan_fn(mm, pos - base, stop)  # type: ignore[arg-type]  # a bytes-like buffer
+                records.extend((line + index, mm[s:e]) for index, s, e in spans)
+            line += count
+            pos = base + stop
+            window = WINDOW
+    return line - 1, records
 
 
 def _split_point(path: Path, size: int) -> int:

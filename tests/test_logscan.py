@@ -83,3 +83,19 @@ def test_the_walker_tells_the_story_of_a_full_read(lines: list[str]) -> None:
     count, records = walker_records(big)
     many = lines * 60
     assert story(count, records) == story(len(many), [(n, line.encode()) for n, line in enumerate(many, 1)])
+
+
+@pytest.mark.skipif(logscan.FAST_SCAN is None, reason="the C scanner was not built")
+def test_mapped_windows_split_at_line_ends_and_grow_for_long_lines(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(logscan, "WINDOW", 64 * 1024)
+    lines = [DECODE, ACCESS, PREFILL] * 900 + ["[2026-11-30 10:00:01] " + "y" * 200_000] + [DECODE] * 900
+    lines += ["[2026-11-30 10:00:02] The server is fired up and ready to roll!", DECODE]
+    path = tmp_path / "x.log"
+    path.write_text("\n".join(lines))  # no final newline either
+    result = logscan.scan(path, parallel=False)
+    assert result.lines == len(lines)
+    full = story(len(lines), [(n, line.encode()) for n, line in enumerate(lines, 1)])
+    assert story(result.lines, result.records) == full
+    assert any(len(raw) > 200_000 for _, raw in result.records)
