@@ -46,13 +46,38 @@ static int append(PyObject *out, Line line) {
     return rc;
 }
 
-/* The end of a run: its last Decode line (when it is not the run's last line), then its last line. */
-static int end_run(PyObject *out, Line *decode, Line *last) {
-    int rc = 0;
-    if (decode->index >= 0 && decode->index != last->index) rc = append(out, *decode);
-    if (rc == 0 && last->index >= 0) rc = append(out, *last);
-    decode->index = last->index = -1;
-    return rc;
+/* A run of batch/access lines is told by a few of its lines: its first line (where serving or warm-up
+   begins), its first Prefill and first Decode line (in an excerpt that begins mid-stream they prove the
+   server was serving), its last Decode line (the latest throughput and accept length) and its last line.
+   The first line is kept when the run starts; the others wait here, in line order, until it ends. */
+typedef struct {
+    Line first_prefill, first_decode, last_decode, last;
+} Run;
+
+static void run_reset(Run *run) {
+    run->first_prefill.index = run->first_decode.index = run->last_decode.index = run->last.index = -1;
+}
+
+static int end_run(PyObject *out, Run *run) {
+    Line keep[4] = {run->first_prefill, run->first_decode, run->last_decode, run->last};
+    /* sort the four by index (tiny insertion sort) and append each distinct one */
+    for (int i = 1; i < 4; i++) {
+        Line x = keep[i];
+        int j = i - 1;
+        while (j >= 0 && keep[j].index > x.index) {
+            keep[j + 1] = keep[j];
+            j--;
+        }
+        keep[j + 1] = x;
+    }
+    Py_ssize_t previous = -1;
+    for (int i = 0; i < 4; i++) {
+        if (keep[i].index < 0 || keep[i].index == previous) continue;
+        if (append(out, keep[i]) < 0) return -1;
+        previous = keep[i].index;
+    }
+    run_reset(run);
+    return 0;
 }
 
 /* scan(buf, start, end) -> (lines, [(index, start, end), ...]); [start, end) holds whole lines. */
@@ -72,9 +97,8 @@ static PyObject *scan(PyObject *self, PyObject *args) {
     }
     const char *base = (const char *)view.buf;
     const char *p = base + start, *stop = base + end;
-    /* Of each run of batch/access lines keep its first line, its last Decode line (the latest throughput
-       and accept length) and its last line. */
-    Line last = {-1, 0, 0}, decode = {-1, 0, 0};
+    Run run;
+    run_reset(&run);
     Py_ssize_t index = 0;
     int in_run = 0, failed = 0;
     while (p < stop && !failed) {
@@ -87,17 +111,22 @@ static PyObject *scan(PyObject *self, PyObject *args) {
                 failed = append(out, line) < 0;
                 in_run = 1;
             } else {
-                last = line;
-                if (kind == DECODE) decode = line;
+                run.last = line;
+                if (kind == DECODE) {
+                    if (run.first_decode.index < 0) run.first_decode = line;
+                    run.last_decode = line;
+                } else if (kind == PREFILL && run.first_prefill.index < 0) {
+                    run.first_prefill = line;
+                }
             }
         } else {
-            failed = end_run(out, &decode, &last) < 0 || append(out, line) < 0;
+            failed = end_run(out, &run) < 0 || append(out, line) < 0;
             in_run = 0;
         }
         index++;
         p = nl ? nl + 1 : stop;
     }
-    if (!failed) failed = end_run(out, &decode, &last) < 0;
+    if (!failed) failed = end_run(out, &run) < 0;
     PyBuffer_Release(&view);
     if (failed) {
         Py_DECREF(out);

@@ -33,6 +33,7 @@ LEAF = 16 << 10  # ranges this small are split into lines directly
 PARALLEL_MIN = 256 << 20  # files this large are scanned by two processes
 
 DECODE = b"] Decode batch"  # the batch line that carries throughput and accept length
+PREFILL = b"] Prefill batch"
 ACCESS = b'HTTP/1.1"'  # ends in a rarely repeated byte: the count skips faster than with the space
 # The batch-line needle differs by version dialect (FACTS §2.3): comma ≥0.5.5, "[N]," 0.5.4, period ≤0.5.3.
 BATCH_FORMS = (b"batch, #", b"batch [", b"batch. #")
@@ -94,51 +95,62 @@ class _Walker:
             self.walk(mid, hi, lines - left_lines, boring - left_boring)
 
     def _keep_ends(self, lo: int, hi: int, lines: int) -> None:
-        """A range of batch/access lines only: keep its first, its last Decode and its last line."""
-        first_end = self.buf.find(b"\n", lo, hi)
-        self.records.append((self.line, self.buf[lo:first_end]))
+        """A range of batch/access lines only: keep the lines that tell its story (see ``_end_run``)."""
+        buf = self.buf
+        first_end = buf.find(b"\n", lo, hi)
+        self.records.append((self.line, buf[lo:first_end]))
         if lines > 1:
-            last_start = self.buf.rfind(b"\n", lo, hi - 1) + 1
-            decode = self.buf.rfind(DECODE, first_end, last_start)
-            if decode >= 0:  # the latest throughput and accept length, if the last line is not it
-                start = self.buf.rfind(b"\n", lo, decode) + 1
-                number = self.line + lines - 1 - self.buf.count(b"\n", start, last_start)
-                self.records.append((number, self.buf[start : self.buf.find(b"\n", decode, hi)]))
-            self.records.append((self.line + lines - 1, self.buf[last_start : hi - 1]))
+            last_start = buf.rfind(b"\n", lo, hi - 1) + 1
+            found = {
+                self._line_at(lo, hi, at)
+                for at in (
+                    buf.find(PREFILL, first_end, last_start),
+                    buf.find(DECODE, first_end, last_start),
+                    buf.rfind(DECODE, first_end, last_start),
+                )
+                if at >= 0
+            }
+            self.records.extend(sorted(found))
+            self.records.append((self.line + lines - 1, buf[last_start : hi - 1]))
         self.line += lines
 
+    def _line_at(self, lo: int, hi: int, at: int) -> tuple[int, bytes]:
+        """The numbered line of the range ``[lo, hi)`` that holds byte ``at``."""
+        start = self.buf.rfind(b"\n", lo, at) + 1
+        return self.line + self.buf.count(b"\n", lo, start), self.buf[start : self.buf.find(b"\n", at, hi)]
+
     def _split(self, lo: int, hi: int) -> None:
-        """Keep every other line; of each run of batch/access lines its first, last Decode and last line."""
+        """Keep every other line, and of each run of batch/access lines the ones ``_end_run`` names."""
         needle = self.needle
         records = self.records
-        last: tuple[int, bytes] | None = None  # the run's last line so far, not yet kept
-        decode: tuple[int, bytes] | None = None  # the run's last Decode line so far, not yet kept
+        run: list[tuple[int, bytes]] = []  # the run's lines after its first: only a few are kept
         in_run = False
         for raw in self.buf[lo : hi - 1].split(b"\n"):
             if ACCESS in raw or (needle is not None and needle in raw):
                 if in_run:
-                    last = (self.line, raw)
-                    if DECODE in raw:
-                        decode = last
+                    run.append((self.line, raw))
                 else:
                     records.append((self.line, raw))
                     in_run = True
             else:
-                _end_run(records, decode, last)
-                last = decode = None
+                _end_run(records, run)
+                run = []
                 in_run = False
                 records.append((self.line, raw))
             self.line += 1
-        _end_run(records, decode, last)
+        _end_run(records, run)
 
 
-def _end_run(
-    records: list[tuple[int, bytes]], decode: tuple[int, bytes] | None, last: tuple[int, bytes] | None
-) -> None:
-    if decode is not None and decode is not last:
-        records.append(decode)
-    if last is not None:
-        records.append(last)
+def _end_run(records: list[tuple[int, bytes]], run: list[tuple[int, bytes]]) -> None:
+    """Of a run of batch/access lines (after its first line, kept already) keep: the first Prefill and
+    first Decode line (in an excerpt that begins mid-stream they prove the server was serving), the last
+    Decode line (the latest throughput and accept length) and the last line."""
+    if not run:
+        return
+    prefills = [line for line in run if PREFILL in line[1]]
+    decodes = [line for line in run if DECODE in line[1]]
+    keep = {run[-1], *prefills[:1], *decodes[:1], *decodes[-1:]}
+    records.extend(sorted(keep))
 
 
 def scan_buffer(

@@ -66,7 +66,7 @@ def test_scan_of_a_file_without_a_final_newline(
     path.write_text("\n".join([DECODE] * 5 + ["[2026-11-30 10:00:01] last words"]))
     result = logscan.scan(path, parallel=False)
     assert result.lines == 6
-    assert [n for n, _ in result.records] == [1, 5, 6]
+    assert [n for n, _ in result.records] == [1, 2, 5, 6]  # run: first, first Decode after it, last; then 6
     assert result.records[-1][1] == b"[2026-11-30 10:00:01] last words"
     empty = tmp_path / "empty.log"
     empty.write_bytes(b"")
