@@ -7,33 +7,20 @@ import importlib
 import json
 import socket
 import sys
-from typing import Any, NoReturn
+from typing import Any
 
 import click
 
 from gdnconsole import __version__, config, config_file
-from gdnconsole.config import Config, ConfigError, Host
+from gdnconsole.cli_common import fail, host_named, load_config
+from gdnconsole.config import Host
 from gdnconsole.host import foreground, simulated
 from gdnconsole.sglang.launch import launch_spec
-
-EXIT_USAGE = 2
-
-
-def fail(message: str, code: int = EXIT_USAGE) -> NoReturn:
-    click.echo(f"gdnconsole: error: {message}", err=True)
-    sys.exit(code)
 
 
 def interactive() -> bool:
     """A terminal to draw the dashboard on (else: print, for pipes and scripts)."""
     return sys.stdout.isatty()
-
-
-def load_config() -> Config:
-    try:
-        return config.load()
-    except ConfigError as exc:
-        fail(str(exc))
 
 
 OPEN_COMMAND = "open"
@@ -107,10 +94,7 @@ def main(ctx: click.Context) -> None:
 def open_cmd(names: tuple[str, ...]) -> None:
     """Open the dashboard on HOST... (one tab per host)."""
     cfg = load_config()
-    try:
-        hosts = [config_file.resolve_host(cfg, name) for name in dict.fromkeys(names)]
-    except ConfigError as exc:
-        fail(str(exc))
+    hosts = [host_named(name, cfg) for name in dict.fromkeys(names)]
     from gdnconsole.ui.app import run_dashboard
 
     # The flag form saves profiles back into the hosts file the hosts came from.

@@ -8,24 +8,17 @@ import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
 import click
 
-from gdnconsole import config, config_file
-from gdnconsole.config import ConfigError, Host
+from gdnconsole.cli_common import fail, host_named
+from gdnconsole.config import Host
 from gdnconsole.host import hostcheck
 from gdnconsole.host.link import LinkState
 from gdnconsole.sglang import flags as flagmod
 from gdnconsole.sglang.models import architecture_of, hf_cache_dir
 from gdnconsole.sglang.rules import CheckResult, check
-
-EXIT_USAGE = 2
-
-
-def _usage(message: str) -> NoReturn:
-    click.echo(f"gdnconsole: error: {message}", err=True)
-    sys.exit(EXIT_USAGE)
 
 
 def _model_of(argv: Sequence[str], sglang: str) -> str:
@@ -54,10 +47,10 @@ async def host_facts(host: Host, timeout: float) -> tuple[str, str | None, int |
 
     session = await look(host, timeout=timeout)
     if session.link is not LinkState.CONNECTED or not session.hello:
-        _usage(f"cannot reach {host.name}: {session.link_message or session.link.value}")
+        fail(f"cannot reach {host.name}: {session.link_message or session.link.value}")
     version = session.hello.get("sglang")
     if not version:
-        _usage(f"{host.name} has no SGLang installed")
+        fail(f"{host.name} has no SGLang installed")
     gpus = session.gpus or list(session.hello.get("gpus") or [])
     capability = next((str(g["compute_capability"]) for g in gpus if g.get("compute_capability")), None)
     return str(version), capability, len(gpus)
@@ -98,17 +91,14 @@ def check_cmd(
 ) -> None:
     """Check SGLang server flags against the rules of that SGLang version, without launching anything."""
     if (host_name is None) == (version is None):
-        _usage("give exactly one of --host HOST or --sglang VERSION")
+        fail("give exactly one of --host HOST or --sglang VERSION")
     if host_name is not None and (compute_capability or gpus is not None):
-        _usage("--compute-capability and --gpus go with --sglang; with --host they come from the host")
+        fail("--compute-capability and --gpus go with --sglang; with --host they come from the host")
     if not argv:
-        _usage("no SGLang flags to check: put them after --")
+        fail("no SGLang flags to check: put them after --")
     args = list(argv)
     if host_name is not None:
-        try:
-            host = config_file.resolve_host(config.load(), host_name)
-        except ConfigError as exc:
-            _usage(str(exc))
+        host = host_named(host_name)
         version, compute_capability, gpus = asyncio.run(host_facts(host, timeout))
         architecture = asyncio.run(host_architecture(host, _model_of(args, version), timeout))
     else:

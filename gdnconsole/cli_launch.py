@@ -12,41 +12,27 @@ import contextlib
 import json
 import sys
 from collections.abc import AsyncIterator
-from typing import Any, NoReturn
+from typing import Any
 
 import click
 
-from gdnconsole import config, config_file, profileset
-from gdnconsole.config import ConfigError, Host, Profile
+from gdnconsole import profileset
+from gdnconsole.cli_common import EXIT_FAILED, EXIT_UNREACHABLE, EXIT_USAGE, fail, host_named
+from gdnconsole.config import Host, Profile
 from gdnconsole.host import launcher
 from gdnconsole.host.journal import Attempt, Journal
 from gdnconsole.host.link import LinkState
 from gdnconsole.host.replies import LinkLost
 from gdnconsole.host.session import HostSession
 
-EXIT_FAILED = 1
-EXIT_USAGE = 2
-EXIT_UNREACHABLE = 3
 CONNECT_TIMEOUT_S = 30.0
-
-
-def _fail(message: str, code: int) -> NoReturn:
-    click.echo(f"gdnconsole: error: {message}", err=True)
-    sys.exit(code)
-
-
-def _host(name: str) -> Host:
-    try:
-        return config_file.resolve_host(config.load(), name)
-    except ConfigError as exc:
-        _fail(str(exc), EXIT_USAGE)
 
 
 def _profile(host: Host, name: str | None, sets: tuple[str, ...]) -> Profile:
     chosen = host.profiles.get(name) if name else host.profile
     if chosen is None:
         known = ", ".join(host.profiles) or "none"
-        _fail(
+        fail(
             f"{host.name} has no profile {name!r} (profiles: {known})"
             if name
             else f"{host.name} has no launch profile",
@@ -55,7 +41,7 @@ def _profile(host: Host, name: str | None, sets: tuple[str, ...]) -> Profile:
     try:
         return profileset.apply_sets(chosen, sets)
     except profileset.SetError as exc:
-        _fail(str(exc), EXIT_USAGE)
+        fail(str(exc), EXIT_USAGE)
 
 
 @contextlib.asynccontextmanager
@@ -72,7 +58,7 @@ async def _connected(host: Host) -> AsyncIterator[HostSession]:
             CONNECT_TIMEOUT_S,
         )
         if not ok or session.link is not LinkState.CONNECTED:
-            _fail(f"{host.name}: {session.link_message or session.link.value}", EXIT_UNREACHABLE)
+            fail(f"{host.name}: {session.link_message or session.link.value}", EXIT_UNREACHABLE)
         yield session
     finally:
         await session.stop()
@@ -140,12 +126,12 @@ def launch_cmd(
     and its GPU memory awaited; a server started by hand is never touched. The attempt goes to the journal.
     """
     if wait == "verified":
-        _fail(
+        fail(
             "--wait verified needs the prompt feature (a real answer from the model), "
             "which is not built yet; use --wait ready",
             EXIT_USAGE,
         )
-    host = _host(host_name)
+    host = host_named(host_name)
     profile = _profile(host, profile_name, sets)
 
     def say(message: str) -> None:
@@ -157,7 +143,7 @@ def launch_cmd(
     except (launcher.LaunchRefused, LinkLost) as exc:
         if as_json:
             click.echo(json.dumps({"attempt": None, "outcome": "refused", "message": str(exc)}))
-        _fail(str(exc), EXIT_FAILED)
+        fail(str(exc), EXIT_FAILED)
     if as_json:
         click.echo(json.dumps(attempt_json(attempt), indent=2))
     else:
@@ -195,7 +181,7 @@ async def _stop(host: Host, grace: float, say: Any) -> launcher.StopResult:
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object for scripts.")
 def stop_cmd(host_name: str, grace: float, as_json: bool) -> None:
     """Stop the server gdnconsole launched (or adopted) on HOST: SIGTERM, then SIGKILL to its group."""
-    host = _host(host_name)
+    host = host_named(host_name)
 
     def say(message: str) -> None:
         if not as_json:
@@ -206,7 +192,7 @@ def stop_cmd(host_name: str, grace: float, as_json: bool) -> None:
     except (launcher.LaunchRefused, LinkLost) as exc:
         if as_json:
             click.echo(json.dumps({"stopped": False, "message": str(exc)}))
-        _fail(str(exc), EXIT_FAILED)
+        fail(str(exc), EXIT_FAILED)
     payload = {
         "stopped": True,
         "pid": result.pid,

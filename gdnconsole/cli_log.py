@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +12,7 @@ from rich.table import Table
 from rich.text import Text
 
 from gdnconsole import logscan
+from gdnconsole.cli_common import fail
 from gdnconsole.sglang.summary import summary, track
 
 
@@ -86,8 +86,7 @@ def summarize_cmd(file: Path, as_json: bool) -> None:
     try:
         data = summarize_file(file)
     except logscan.LogReadError as exc:
-        click.echo(f"gdnconsole: error: {exc}", err=True)
-        sys.exit(2)
+        fail(str(exc))
     if as_json:
         click.echo(json.dumps(data))
         return
@@ -102,8 +101,7 @@ def view_cmd(file: Path, follow: bool) -> None:
     try:
         logscan.check_readable(file)
     except logscan.LogReadError as exc:
-        click.echo(f"gdnconsole: error: {exc}", err=True)
-        sys.exit(2)
+        fail(str(exc))
     # Imported here: Textual takes a moment to import and the other log commands do not need it.
     from gdnconsole.ui.logscreen import run_log_view
 

@@ -14,12 +14,11 @@ from rich.console import Console, Group
 from rich.table import Table
 from rich.text import Text
 
-from gdnconsole import config, config_file
-from gdnconsole.config import ConfigError, Host
+from gdnconsole.cli_common import EXIT_UNREACHABLE, host_named
+from gdnconsole.config import Host
 from gdnconsole.host.link import LinkState
 from gdnconsole.host.session import HostSession
 
-EXIT_UNREACHABLE = 3
 SETTLE_TIMEOUT_S = 30.0
 
 
@@ -121,11 +120,7 @@ def render(session: HostSession) -> Group:
 )
 def status_cmd(host_name: str, as_json: bool, timeout: float) -> None:
     """Link, GPUs per rank and the SGLang server of HOST; exit 3 when the host cannot be reached."""
-    try:
-        host = config_file.resolve_host(config.load(), host_name)
-    except ConfigError as exc:
-        click.echo(f"gdnconsole: error: {exc}", err=True)
-        sys.exit(2)
+    host = host_named(host_name)
     confirm = _confirm_on_terminal if sys.stdin.isatty() and not as_json else None
     session = asyncio.run(look(host, timeout=timeout, confirm=confirm))
     if as_json:

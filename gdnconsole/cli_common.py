@@ -1,0 +1,36 @@
+"""What every `gdnconsole` command shares: its exit codes, its one-line errors, and finding a host."""
+
+from __future__ import annotations
+
+import sys
+from typing import NoReturn
+
+import click
+
+from gdnconsole import config, config_file
+from gdnconsole.config import Config, ConfigError, Host
+
+EXIT_FAILED = 1
+EXIT_USAGE = 2
+EXIT_UNREACHABLE = 3
+
+
+def fail(message: str, code: int = EXIT_USAGE) -> NoReturn:
+    """One line on stderr, no traceback, the given exit code."""
+    click.echo(f"gdnconsole: error: {message}", err=True)
+    sys.exit(code)
+
+
+def load_config() -> Config:
+    try:
+        return config.load()
+    except ConfigError as exc:
+        fail(str(exc))
+
+
+def host_named(name: str, cfg: Config | None = None) -> Host:
+    """A configured host, the built-in `demo`, or an ssh target / alias; a bad name or file exits 2."""
+    try:
+        return config_file.resolve_host(cfg or load_config(), name)
+    except ConfigError as exc:
+        fail(str(exc))
