@@ -27,6 +27,7 @@ import pytest
 
 from gdnconsole.host import agent
 from gdnconsole.simhost import SIM_DIR
+from tests.sshhosts import free_loopback_port as free_port
 
 if TYPE_CHECKING:
     from tests.conftest import SimHost, SimHostFactory
@@ -260,12 +261,6 @@ def test_without_a_driver_neither_source_answers(
 
 
 # --- processes ----------------------------------------------------------------------------------------
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def start_server(

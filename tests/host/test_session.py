@@ -7,7 +7,6 @@ import asyncio
 import contextlib
 import os
 import signal
-import socket
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -21,6 +20,7 @@ from gdnconsole.host import simulated
 from gdnconsole.host.link import LinkState, SshTarget
 from gdnconsole.host.session import HostSession
 from tests.sshhosts import AsyncsshHost, NetnsHost, SshdHost
+from tests.sshhosts import free_loopback_port as free_port
 
 FAST_BACKOFF = (0.05, 0.1, 0.2)
 CT129_ARGS = [
@@ -28,12 +28,6 @@ CT129_ARGS = [
     "--speculative-num-steps", "1", "--speculative-eagle-topk", "1", "--speculative-num-draft-tokens", "2",
     "--mamba-scheduler-strategy", "extra_buffer",
 ]  # fmt: skip
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def sim_host(

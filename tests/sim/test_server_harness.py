@@ -11,7 +11,6 @@ import contextlib
 import os
 import re
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -22,6 +21,7 @@ from pathlib import Path
 import httpx
 
 from gdnconsole.simhost import SIM_DIR
+from tests.sshhosts import free_loopback_port as free_port
 
 POLL_S = 0.02
 CT129 = [
@@ -41,12 +41,6 @@ CT129 = [
     "extra_buffer",
 ]
 READY = "The server is fired up and ready to roll!"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def wait_until(check: Callable[[], object], timeout: float = 30.0, what: str = "condition") -> object:
