@@ -49,8 +49,8 @@ class ScanResult:
     records: list[tuple[int, bytes]]  # (1-based line number, line without newline), in file order
 
 
-def _batch_needle(buf: bytes | memoryview) -> bytes | None:
-    data = bytes(buf[: 4 << 20]) if isinstance(buf, memoryview) else buf
+def _batch_needle(data: bytes) -> bytes | None:
+    """The batch-line form this log uses (for the pure-Python walker; the C pass needs none)."""
     for marker in (b"Decode batch", b"Prefill batch"):
         at = data.find(marker)
         if at >= 0:
@@ -158,7 +158,7 @@ def scan_buffer(
 ) -> tuple[int, list[tuple[int, bytes]], bytes | None]:
     """The lines of ``buf`` (whole lines, ending with a newline) that matter, numbered from
     ``first_line``; returns (lines in buf, records, the batch needle to pass to the next call)."""
-    if needle is None:
+    if needle is None and FAST_SCAN is None:  # only the pure-Python walker needs it
         needle = _batch_needle(buf)
     lines, records = _lines_that_matter(buf, len(buf), first_line, needle)
     return lines, records, needle
