@@ -162,6 +162,7 @@ class LogPane(Vertical):
 
     def _tracked(self, meaning: Meaning) -> None:
         folds, data, first_error = meaning
+        self.view.forget_meanings()
         self.view.set_folds(folds)
         self.timeline_data = data
         self.first_error = first_error

@@ -156,6 +156,13 @@ class LogView(ScrollView, can_focus=True):
         self._resize()
         self.refresh()
 
+    def forget_meanings(self) -> None:
+        """The tracker has read the whole file: lines read before it had must be read again, since their
+        stage (and so their colour) may now be known from context."""
+        self.cache.clear()
+        self._pending.clear()
+        self.refresh()
+
     def show_preview(self, infos: Sequence[LineInfo]) -> None:
         """Show lines read from the end of the file before their numbers are known."""
         self.preview = True
