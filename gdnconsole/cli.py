@@ -34,6 +34,7 @@ LAZY_COMMANDS: dict[str, str] = {
     "check": "gdnconsole.cli_check:check_cmd",
     "launch": "gdnconsole.cli_launch:launch_cmd",
     "stop": "gdnconsole.cli_launch:stop_cmd",
+    "prompt": "gdnconsole.cli_prompt:prompt_cmd",
 }
 
 

@@ -8,24 +8,19 @@ running after the command ends, whatever it printed.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import sys
-from collections.abc import AsyncIterator
 from typing import Any
 
 import click
 
 from gdnconsole import profileset
-from gdnconsole.cli_common import EXIT_FAILED, EXIT_UNREACHABLE, EXIT_USAGE, fail, host_named
+from gdnconsole.cli_common import EXIT_FAILED, EXIT_USAGE, fail, host_named
+from gdnconsole.cli_connect import connected
 from gdnconsole.config import Host, Profile
 from gdnconsole.host import launcher
 from gdnconsole.host.journal import Attempt, Journal
-from gdnconsole.host.link import LinkState
 from gdnconsole.host.replies import LinkLost
-from gdnconsole.host.session import HostSession
-
-CONNECT_TIMEOUT_S = 30.0
 
 
 def _profile(host: Host, name: str | None, sets: tuple[str, ...]) -> Profile:
@@ -44,29 +39,6 @@ def _profile(host: Host, name: str | None, sets: tuple[str, ...]) -> Profile:
         fail(str(exc), EXIT_USAGE)
 
 
-@contextlib.asynccontextmanager
-async def _connected(host: Host) -> AsyncIterator[HostSession]:
-    """A session with the whole picture (GPUs, processes, log, pid file); exit 3 when unreachable."""
-    session = HostSession(host, backoff=(CONNECT_TIMEOUT_S,))
-    runner = asyncio.create_task(session.run())
-    try:
-        ok = await session.wait_until(
-            lambda: (
-                (session.complete and session.pidfile_seen)
-                or session.link not in (LinkState.CONNECTING, LinkState.CONNECTED)
-            ),
-            CONNECT_TIMEOUT_S,
-        )
-        if not ok or session.link is not LinkState.CONNECTED:
-            fail(f"{host.name}: {session.link_message or session.link.value}", EXIT_UNREACHABLE)
-        yield session
-    finally:
-        await session.stop()
-        runner.cancel()
-        with contextlib.suppress(asyncio.CancelledError, Exception):
-            await runner
-
-
 def attempt_json(attempt: Attempt) -> dict[str, Any]:
     """The `launch --json` object (issue 5 §4)."""
     return {
@@ -78,6 +50,7 @@ def attempt_json(attempt: Attempt) -> dict[str, Any]:
         "fatal": attempt.fatal,
         "rule": attempt.rule,
         "durations": attempt.stages,
+        "verify": attempt.verify,
     }
 
 
@@ -85,11 +58,11 @@ async def _launch(
     host: Host, profile: Profile, *, check: bool, wait: str, timeout: float, say: Any
 ) -> Attempt:
     journal = Journal(host.name)
-    async with _connected(host) as session:
+    async with connected(host) as session:
         attempt = await launcher.relaunch(session, profile, check=check, journal=journal, on_progress=say)
         if attempt.outcome == "running" and wait != "started":
-            say(f"started pid {attempt.pid}; waiting for it to be ready (up to {timeout:g} s)")
-            attempt = await launcher.settle(session, attempt, timeout=timeout, journal=journal)
+            say(f"started pid {attempt.pid}; waiting for it to be {wait} (up to {timeout:g} s)")
+            attempt = await launcher.settle(session, attempt, until=wait, timeout=timeout, journal=journal)
         return attempt
 
 
@@ -120,17 +93,12 @@ def launch_cmd(
     as_json: bool,
     no_check: bool,
 ) -> None:
-    """Launch (or relaunch) SGLang on HOST from a profile, checked first; exit 0 once it is ready.
+    """Launch (or relaunch) SGLang on HOST from a profile, checked first; exit 0 once it is ready
+    (or, with --wait verified, once the model answered the profile's verification prompt).
 
     A server this console launched before is stopped first (SIGTERM, then SIGKILL to its process group)
     and its GPU memory awaited; a server started by hand is never touched. The attempt goes to the journal.
     """
-    if wait == "verified":
-        fail(
-            "--wait verified needs the prompt feature (a real answer from the model), "
-            "which is not built yet; use --wait ready",
-            EXIT_USAGE,
-        )
     host = host_named(host_name)
     profile = _profile(host, profile_name, sets)
 
@@ -149,6 +117,8 @@ def launch_cmd(
     else:
         _print_attempt(attempt)
     good = attempt.outcome in ("ready", "verified") or (wait == "started" and attempt.outcome == "running")
+    if wait == "verified":
+        good = attempt.outcome == "verified"
     sys.exit(0 if good else EXIT_FAILED)
 
 
@@ -163,10 +133,17 @@ def _print_attempt(attempt: Attempt) -> None:
         click.echo(f"  fatal{f' (log line {line})' if line else ''}: {attempt.fatal.get('summary')}")
     for warning in attempt.warnings:
         click.echo(f"  warning: {warning}")
+    verify = attempt.verify
+    if verify and verify.get("ok"):
+        click.echo(f"  VERIFIED: the model answered in {verify.get('latency_ms')} ms")
+    elif verify:
+        click.echo(f"  VERIFY FAILED: {verify.get('reason')}")
+    elif attempt.outcome == "ready":
+        click.echo("  not verified: no answer to the verification prompt yet")
 
 
 async def _stop(host: Host, grace: float, say: Any) -> launcher.StopResult:
-    async with _connected(host) as session:
+    async with connected(host, probe=False) as session:
         plan = launcher.stop_plan(session)
         if not plan.empty:
             say(f"stopping pid {plan.pid} (process group {plan.pgid}), up {plan.uptime_s} s")

@@ -16,6 +16,7 @@ from rich.text import Text
 
 from gdnconsole.cli_common import EXIT_UNREACHABLE, host_named
 from gdnconsole.config import Host
+from gdnconsole.host import launcher
 from gdnconsole.host.link import LinkState
 from gdnconsole.host.session import HostSession
 
@@ -47,12 +48,13 @@ async def look(
 
     An unknown host is connected only when ``confirm`` (shown the fingerprint) says yes.
     """
-    session = HostSession(host, backoff=(timeout,))
+    session = HostSession(host, backoff=(timeout,), probe=False)  # a look sends no prompt
     await _run_until_settled(session, timeout)
     unknown = session.link is LinkState.UNKNOWN_HOST and session.fingerprint
     if unknown and confirm is not None and confirm(session.link_message or session.fingerprint or ""):
         session.accept_host_key(session.fingerprint or "")
         await _run_until_settled(session, timeout)
+    launcher.recall_verification(session)
     return session
 
 
@@ -99,6 +101,13 @@ def render(session: HostSession) -> Group:
     if server:
         line = Text(f"server pid {server['pid']} (group {server['pgid']}), port {server['port']}: ")
         line.append(server["stage"], style="green" if server["ready"] else "yellow")
+        if server["verified"] is not None:
+            line.append(
+                "  VERIFIED" if server["verified"] else "  VERIFY FAILED",
+                style="green" if server["verified"] else "red",
+            )
+            if server["verify"] and server["verify"].get("reason"):
+                line.append(f" ({server['verify']['reason']})")
         if server["fatal"]:
             line.append(f"  fatal at line {server['fatal']['line']}: ", style="red")
             line.append(server["fatal"]["summary"])

@@ -41,6 +41,7 @@ SIM_SCENARIOS = (
     "health-fail",
     "port-in-use",
 )
+SIM_CHAT_FAULTS = ("none", "hang", "drop", "bad-sse", "bad-json")  # how /v1/chat/completions misbehaves
 
 _HOST_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*\Z")
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
@@ -68,6 +69,15 @@ class ConfigError(Exception):
 
 
 @dataclass(frozen=True)
+class Verify:
+    """The prompt that proves a ready server answers (issue 6): short, with a small answer."""
+
+    prompt: str = "Say hello in one short sentence."
+    max_tokens: int = 16
+    timeout: float = 60.0  # seconds without a byte of the answer before it counts as failed
+
+
+@dataclass(frozen=True)
 class Speculative:
     algorithm: str | None = None
     num_steps: int | None = None
@@ -87,6 +97,7 @@ class Profile:
     env: Mapping[str, str] = field(default_factory=dict)
     speculative: Speculative = field(default_factory=Speculative)
     args: tuple[str, ...] = ()
+    verify: Verify = field(default_factory=lambda: Verify())
 
 
 @dataclass(frozen=True)
@@ -292,6 +303,12 @@ PROFILE_FIELDS: dict[str, _Field] = {
     "env": _Field("a table of environment variables", _is_table),
     "speculative": _Field("a table of speculative-decoding settings", _is_table),
     "args": _Field('a list of strings, e.g. ["--disable-radix-cache"]', _is_str_list),
+    "verify": _Field("a table describing the verification prompt", _is_table),
+}
+VERIFY_FIELDS: dict[str, _Field] = {
+    "prompt": _Field("a non-empty string", lambda v: isinstance(v, str) and bool(v.strip())),
+    "max_tokens": _Field("an integer from 1 to 4096", _is_int(1, 4096)),
+    "timeout": _Field("a number of seconds > 0", _is_positive),
 }
 SPECULATIVE_FIELDS: dict[str, _Field] = {
     "algorithm": _Field('a string, e.g. "NEXTN" or "EAGLE3"', _is_str),
@@ -315,6 +332,9 @@ SIMULATE_FIELDS: dict[str, _Field] = {
     "speed": _Field("a number > 0 (10 runs the timeline ten times faster)", _is_positive),
     "ffmpeg": _Field("true or false", _is_bool),
     "scenario": _Field("one of " + ", ".join(f'"{s}"' for s in SIM_SCENARIOS), lambda v: v in SIM_SCENARIOS),
+    "chat_fault": _Field(
+        "one of " + ", ".join(f'"{s}"' for s in SIM_CHAT_FAULTS), lambda v: v in SIM_CHAT_FAULTS
+    ),
     "tokens_per_s": _Field("a number > 0", _is_positive),
     "release_lag_s": _Field(
         "a number ≥ 0", lambda v: isinstance(v, int | float) and not isinstance(v, bool) and v >= 0
@@ -455,6 +475,8 @@ class _Validator:
         self.fields(key, table, PROFILE_FIELDS)
         spec_table = table.get("speculative", {})
         self.fields((*key, "speculative"), spec_table, SPECULATIVE_FIELDS)
+        verify_table = table.get("verify", {})
+        self.fields((*key, "verify"), verify_table, VERIFY_FIELDS)
         return Profile(
             name=name,
             model=table["model"],
@@ -465,6 +487,16 @@ class _Validator:
             env=self.env((*key, "env"), table.get("env", {})),
             speculative=Speculative(**spec_table),
             args=tuple(table.get("args", ())),
+            verify=self.verify(verify_table),
+        )
+
+    @staticmethod
+    def verify(table: Mapping[str, Any]) -> Verify:
+        default = Verify()
+        return Verify(
+            prompt=table.get("prompt", default.prompt),
+            max_tokens=table.get("max_tokens", default.max_tokens),
+            timeout=float(table.get("timeout", default.timeout)),
         )
 
     def env(self, key: KeyPath, table: Mapping[str, Any]) -> dict[str, str]:

@@ -18,7 +18,7 @@ from tomlkit.container import Container
 from tomlkit.items import InlineTable, Table
 
 from gdnconsole import config
-from gdnconsole.config import Config, ConfigError, Host, Profile, Speculative
+from gdnconsole.config import Config, ConfigError, Host, Profile, Speculative, Verify
 
 EXAMPLE = """\
 # gdnconsole hosts file. One [hosts.NAME] table per GPU box; `gdnconsole NAME` opens it.
@@ -43,6 +43,9 @@ port = 30000
 host = "127.0.0.1"
 # mem_fraction = 0.85          # --mem-fraction-static; SGLang picks one when absent
 args = ["--mamba-scheduler-strategy", "extra_buffer"]
+# Once the log says ready, one short prompt proves the model answers (VERIFIED); an `--api-key` in
+# `args` is sent as a bearer token and never shown. Change it with a table:
+# verify = { prompt = "Say hello in one short sentence.", max_tokens = 16, timeout = 60 }
 
 [hosts.ct129.profiles.qwen36-mtp.speculative]
 algorithm = "NEXTN"
@@ -56,7 +59,8 @@ SGLANG_ENABLE_SPEC_V2 = "1"
 
 # A simulated GPU box on this machine, shaped like ct129: no GPU needed. `speed` scales its timeline
 # (1.0: a full startup takes about 20 s); `scenario` picks a failure to rehearse: "ok", "crash-serving",
-# "oom-graph", "nccl-error", "hang-graph", "health-fail" or "port-in-use".
+# "oom-graph", "nccl-error", "hang-graph", "health-fail" or "port-in-use"; `chat_fault` makes the chat
+# endpoint misbehave: "hang", "drop", "bad-sse" or "bad-json". `tokens_per_s` is its decode rate.
 [hosts.demo]
 local = true
 log = "sglang_serve.log"
@@ -118,6 +122,11 @@ def write_example(path: Path, *, force: bool = False) -> Path | None:
 def profile_values(profile: Profile) -> dict[str, Any]:
     """The TOML values of a profile; ``None`` marks a key that should be absent."""
     spec = {f.name: getattr(profile.speculative, f.name) for f in fields(Speculative)}
+    default = Verify()
+    verify = {f.name: getattr(profile.verify, f.name) for f in fields(Verify)}
+    changed = {k: v for k, v in verify.items() if v != getattr(default, k)}
+    # A default verification is left as the file has it (absent, or spelled out).
+    extra: dict[str, Any] = {"verify": changed} if changed else {}
     return {
         "model": profile.model,
         "tp": profile.tp,
@@ -127,6 +136,7 @@ def profile_values(profile: Profile) -> dict[str, Any]:
         "args": list(profile.args) or None,
         "speculative": spec if any(v is not None for v in spec.values()) else None,
         "env": dict(profile.env) or None,
+        **extra,
     }
 
 

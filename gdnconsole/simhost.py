@@ -21,7 +21,10 @@ def prepare_home(home: Path, simulate: Mapping[str, object]) -> dict[str, str]:
     """Write the host's settings under ``home`` and return the environment variables to run with."""
     home.mkdir(parents=True, exist_ok=True)
     (home / "gpus").mkdir(exist_ok=True)
-    (home / "sim.json").write_text(json.dumps(dict(simulate), indent=2, sort_keys=True) + "\n")
+    # Atomically: a running simulated server re-reads sim.json, and must never see it half written.
+    partial = home / f".sim.json.{os.getpid()}"
+    partial.write_text(json.dumps(dict(simulate), indent=2, sort_keys=True) + "\n")
+    os.replace(partial, home / "sim.json")
     version = str(simulate.get("sglang", "0.5.11"))
     _write_dist_info(home / "site", version)
     return sim_environment(home)

@@ -159,6 +159,9 @@ def test_unknown_keys_suggest_the_right_one(
         ("args = [1, 2]", "args", "a list of strings", "a list"),
         ("env = { A = true }", "env.A", "a string value", "true"),
         ("speculative = { num_steps = 1.5 }", "speculative.num_steps", "an integer ≥ 1", "1.5"),
+        ("verify = { max_tokens = 0 }", "verify.max_tokens", "an integer from 1 to 4096", "0"),
+        ('verify = { prompt = "  " }', "verify.prompt", "a non-empty string", '"  "'),
+        ('verify = { timeout = "soon" }', "verify.timeout", "a number of seconds > 0", '"soon"'),
         ("port = 70000", "port", "an integer port from 1 to 65535", "70000"),
         ("port = 0", "port", "an integer port from 1 to 65535", "0"),
         ('port = "30000"', "port", "an integer port from 1 to 65535", '"30000"'),
@@ -249,6 +252,23 @@ def test_contradictory_flags_are_not_a_config_error(tmp_path: Path) -> None:
     """
     profile = config.load(write(tmp_path, text)).hosts["a"].profiles["p"]
     assert profile.speculative.eagle_topk == 1 and profile.speculative.num_steps is None
+
+
+def test_verify_table_sets_the_verification_prompt(tmp_path: Path) -> None:
+    text = """
+    [hosts.a]
+    ssh = "x"
+    [hosts.a.profiles.p]
+    model = "m"
+    [hosts.a.profiles.p.verify]
+    prompt = "2+2?"
+    max_tokens = 4
+    timeout = 30
+    """
+    profile = config.load(write(tmp_path, text)).hosts["a"].profiles["p"]
+    assert profile.verify == config.Verify(prompt="2+2?", max_tokens=4, timeout=30.0)
+    plain = config.load(write(tmp_path, '[hosts.a]\nssh = "x"\n[hosts.a.profiles.p]\nmodel = "m"\n'))
+    assert plain.hosts["a"].profiles["p"].verify == config.Verify()
 
 
 def test_errors_in_multiline_arrays_and_dotted_keys_are_located(tmp_path: Path) -> None:

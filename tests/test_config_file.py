@@ -106,3 +106,13 @@ def test_profile_in_a_host_without_profiles(tmp_path: Path) -> None:
     config_file.save_profile(path, "box", profile)
     assert path.read_text().startswith('# my box\n[hosts.box]\nssh = "me@box"  # the big one\n')
     assert config.load(path).hosts["box"].profiles["first"] == profile
+
+
+def test_a_copied_profile_keeps_its_verification_prompt(hosts_file: Path) -> None:
+    profile = config.load(hosts_file).hosts["ct129"].profiles["qwen36-mtp"]
+    verify = config.Verify(prompt="What is 2+2?", max_tokens=8)
+    config_file.save_profile(hosts_file, "ct129", dataclasses.replace(profile, name="checked", verify=verify))
+    saved = config.load(hosts_file).hosts["ct129"].profiles["checked"]
+    assert saved.verify == verify
+    table = hosts_file.read_text().split("[hosts.ct129.profiles.checked", 1)[1].split("\n[hosts.demo]")[0]
+    assert "max_tokens = 8" in table and "timeout" not in table

@@ -22,6 +22,7 @@ from typing import Any, Literal
 import platformdirs
 
 from gdnconsole.config import APP_NAME
+from gdnconsole.sglang.launch import redact
 
 JOURNAL_DIR_ENV = "GDNCONSOLE_JOURNAL_DIR"
 
@@ -45,6 +46,7 @@ class Attempt:
     warnings: list[str] = field(default_factory=list)
     stage: str = "starting"  # the furthest stage reached
     pid: int | None = None  # of the server's main process, once started
+    verify: dict[str, Any] | None = None  # the latest proof: {"ok", "latency_ms", "reason"} (issue 6)
 
     @classmethod
     def from_json(cls, raw: Mapping[str, Any]) -> Attempt:
@@ -91,6 +93,7 @@ class Journal:
     def begin(self, profile: str, argv: Sequence[str], env: Mapping[str, str]) -> Attempt:
         """A new attempt numbered after the last, with its diff against the last one (not yet recorded)."""
         previous = self.last()
+        argv = redact(argv)  # API keys never reach the journal (nor anything that shows it)
         diff = [] if previous is None else flag_diff(previous.argv, argv) + env_diff(previous.env, env)
         return Attempt(
             number=(previous.number + 1) if previous else 1,
@@ -158,8 +161,8 @@ def _shown(name: str, value: str | None) -> str:
 
 def flag_diff(old_argv: Sequence[str], new_argv: Sequence[str]) -> list[str]:
     """What changed between two command lines, flag by flag, in the new one's order then the removed."""
-    old_cmd, old = _options(old_argv)
-    new_cmd, new = _options(new_argv)
+    old_cmd, old = _options(redact(old_argv))
+    new_cmd, new = _options(redact(new_argv))
     out: list[str] = []
     if old_cmd != new_cmd:
         out.append(f"~ {' '.join(old_cmd)} → {' '.join(new_cmd)}")

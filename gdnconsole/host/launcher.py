@@ -25,7 +25,7 @@ from gdnconsole.host import gpumem
 from gdnconsole.host.journal import FINAL_OUTCOMES, Attempt, Journal, flag_diff
 from gdnconsole.host.replies import AgentRefused
 from gdnconsole.host.session import HostSession
-from gdnconsole.sglang.launch import LaunchSpec, launch_spec
+from gdnconsole.sglang.launch import LaunchSpec, launch_spec, redact
 
 __all__ = [
     "LaunchRefused",
@@ -220,12 +220,44 @@ def observe(session: HostSession, attempt: Attempt) -> Attempt:
             attempt.fatal = {"line": startup.fatal.line, "summary": startup.fatal.summary}
         if startup.ready and attempt.outcome in ("running", "timeout"):
             attempt.outcome = "ready"
+    _observe_verification(session, attempt)
     ended = session.exits.get(attempt.pid)
     if ended is not None:
         attempt.outcome = "crashed"
         if attempt.fatal is None:
             attempt.fatal = {"line": None, "summary": _exit_summary(ended)}
     return attempt
+
+
+def _observe_verification(session: HostSession, attempt: Attempt) -> None:
+    """VERIFIED (a real answer) is the furthest an attempt goes; ``verify`` keeps the latest proof,
+    so a server that stops answering later shows it while its outcome stays "verified"."""
+    serving = session.serving
+    if serving.server is None or serving.server[0] != attempt.pid or serving.verified is None:
+        return
+    attempt.verify = {
+        "ok": serving.verified,
+        "latency_ms": None if serving.latency_ms is None else round(serving.latency_ms, 1),
+        "reason": serving.reason,
+    }
+    if serving.verified and attempt.outcome in ("running", "timeout", "ready"):
+        attempt.outcome = "verified"
+
+
+def recall_verification(session: HostSession, journal: Journal | None = None) -> None:
+    """A console that did not verify the running server itself takes the journal's word for it (the
+    attempt that started this pid), so `status` agrees with the dashboard that verified it."""
+    server = session.server
+    if server is None or session.serving.verified is not None:
+        return
+    for attempt in reversed(_journal(session, journal).attempts()):
+        if attempt.pid == server.get("pid") and attempt.verify is not None:
+            session.prober.sync()
+            latency = attempt.verify.get("latency_ms")
+            session.serving.verified = bool(attempt.verify.get("ok"))
+            session.serving.latency_ms = float(latency) if isinstance(latency, int | float) else None
+            session.serving.reason = attempt.verify.get("reason")
+            return
 
 
 def _exit_summary(message: Mapping[str, Any]) -> str:
@@ -245,19 +277,39 @@ async def settle(
     timeout: float = 600.0,
     journal: Journal | None = None,
 ) -> Attempt:
-    """Wait until the attempt is ready (``until="ready"``) or has ended; "timeout" after ``timeout`` s.
+    """Wait until the attempt is ready or has ended; "timeout" after ``timeout`` s. With
+    ``until="verified"``, a ready attempt then waits for the verification prompt's outcome too.
 
     The server is left running on a timeout: a slow start is not a failed one.
     """
     journal = _journal(session, journal)
+    deadline = time.monotonic() + timeout
 
     def done() -> bool:
         observe(session, attempt)
-        return attempt.outcome in FINAL_OUTCOMES and (attempt.outcome != "ready" or until == "ready")
+        return attempt.outcome in FINAL_OUTCOMES
 
     if attempt.outcome == "running" and not await session.wait_until(done, timeout):
         attempt.outcome = "timeout"
     journal.update(attempt)
+    if until == "verified" and attempt.outcome == "ready":
+        await verification(session, attempt, timeout=deadline - time.monotonic(), journal=journal)
+    return attempt
+
+
+async def verification(
+    session: HostSession, attempt: Attempt, *, timeout: float, journal: Journal | None = None
+) -> Attempt:
+    """After ready: wait for the verification prompt's outcome (the session's prober sends it) and
+    record it; stops waiting when the server is no longer this attempt's (stopped, replaced, gone)."""
+
+    def done() -> bool:
+        _observe_verification(session, attempt)
+        return attempt.verify is not None or session.launched_pid != attempt.pid
+
+    await session.wait_until(done, max(timeout, 0.0))
+    if attempt.verify is not None:
+        _journal(session, journal).update(attempt)
     return attempt
 
 
@@ -293,7 +345,7 @@ def stop_plan(session: HostSession) -> StopPlan:
 
 def _plan_process(entry: Mapping[str, Any], now: float) -> PlanProcess:
     start = entry.get("start_time")
-    title = entry.get("title") or " ".join(entry.get("cmdline") or entry.get("argv") or [])
+    title = entry.get("title") or " ".join(redact(entry.get("cmdline") or entry.get("argv") or []))
     return PlanProcess(
         pid=int(entry["pid"]),
         title=str(title)[:200],
@@ -375,7 +427,7 @@ def _refuse_foreign_server(session: HostSession, profile: Profile, ours: int | N
         if server.get("pid") != ours and server.get("port") == profile.port:
             raise LaunchRefused(
                 f"a server gdnconsole did not launch uses port {profile.port}: pid {server.get('pid')} "
-                f"({' '.join(server.get('cmdline', []))[:120]}); adopt it to let relaunch replace it"
+                f"({' '.join(redact(server.get('cmdline', [])))[:120]}); adopt it to let relaunch replace it"
             )
 
 

@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import itertools
 import time
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,17 +21,25 @@ from typing import Any
 import asyncssh
 
 from gdnconsole import logscan
-from gdnconsole.config import Host
+from gdnconsole.chat import ChatClient, ChatError, ChatResult, Timeouts
+from gdnconsole.config import Host, Verify
 from gdnconsole.host import simulated
-from gdnconsole.host.link import AgentChannel, LinkError, LinkState, LocalAgent, SshLink, SshTarget
+from gdnconsole.host.forward import ForwardError, Forwards
+from gdnconsole.host.link import AgentChannel, LinkError, LinkState, LocalAgent, SshAgent, SshLink, SshTarget
 from gdnconsole.host.ranks import RankPlacement, place_ranks
 from gdnconsole.host.replies import LinkLost, Message, Pending, Progress
+from gdnconsole.host.serving import Prober, ProbeTiming, ServingState, api_key, bind_host
+from gdnconsole.sglang import decodepoints
+from gdnconsole.sglang.decodepoints import DecodePoint
+from gdnconsole.sglang.stages import Stage
 from gdnconsole.sglang.tracker import StageTracker
 
 BACKOFF_S = (0.5, 1.0, 2.0, 4.0, 8.0, 15.0)
 RECENT_BYTES = 1 << 20  # text kept in memory for a quick look; views page through the mirror file
 PING_EVERY_S = 5.0
 REQUEST_TIMEOUT_S = 30.0
+DECODE_POINTS = 240  # throughput / accept-length history kept for the sparklines
+DECODE_TAIL_BYTES = 4 << 20
 
 Listener = Callable[[str], None]
 
@@ -93,9 +102,11 @@ class HostSession:
         sample_interval: float = 1.0,
         backoff: tuple[float, ...] = BACKOFF_S,
         mirror: Path | None = None,
+        probe: bool | ProbeTiming = True,
     ) -> None:
         """``mirror``: a local file that receives every log line read (the dashboard's log view pages
-        through it, so the console holds no more than the recent lines in memory)."""
+        through it, so the console holds no more than the recent lines in memory). ``probe``: poll the
+        server's health and verify it once ready (host/serving.py), with these timings if given."""
         self.host = host
         self.sample_interval = sample_interval
         self.backoff = backoff
@@ -128,6 +139,21 @@ class HostSession:
         self.pidfile_seen = False
         self.exits: dict[int, dict[str, Any]] = {}  # pid -> the agent's server_exit message
         self._pending = Pending()
+        self.forwards = Forwards()
+        self.serving = ServingState()
+        self.decode_points: deque[DecodePoint] = deque(maxlen=DECODE_POINTS)
+        self.probe = probe is not False
+        self.prober = Prober(
+            self.serving,
+            client=self._probe_client,
+            identity=self._server_identity,
+            stage=self._stage,
+            ready=lambda: bool(self.log.tracker.current and self.log.tracker.current.ready),
+            verify=self._verify_spec,
+            wait=self.wait_until,
+            changed=lambda: self._notify("serving"),
+            timing=probe if isinstance(probe, ProbeTiming) else None,
+        )
 
     # -- listeners ---------------------------------------------------------------------------------
 
@@ -165,6 +191,16 @@ class HostSession:
         """Keep the host connected until ``stop``; retry network failures with backoff."""
         failures = 0
         self._stopping = False
+        prober = asyncio.create_task(self.prober.run()) if self.probe else None
+        try:
+            await self._keep_connected(failures)
+        finally:
+            if prober is not None:
+                prober.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await prober
+
+    async def _keep_connected(self, failures: int) -> None:
         while not self._stopping:
             try:
                 await self._connect_and_serve()
@@ -206,6 +242,8 @@ class HostSession:
         self._set_link(LinkState.CONNECTING)
         channel = await self._open_channel()
         self._channel = channel
+        if isinstance(channel, SshAgent):
+            await self.forwards.attach(channel.conn)  # forwards in use come back with the link
         self.connects += 1
         hellos = self.hellos
         try:
@@ -232,6 +270,7 @@ class HostSession:
             raise LinkError(LinkState.DOWN, f"the connection was lost: {exc}") from None
         finally:
             self._channel = None
+            self.forwards.detach()
             self._pending.fail_all("the link to the host was lost")
             with contextlib.suppress(Exception):
                 await channel.close()
@@ -344,6 +383,8 @@ class HostSession:
         for number, line in records:
             log.tracker.feed(line.decode("utf-8", errors="replace"), number)
         log.lines += count
+        if log.size - end <= DECODE_TAIL_BYTES:  # a catch-up read parses only the file's last part
+            self.decode_points.extend(decodepoints.last_points(data, DECODE_POINTS))
         log.append_tail(data)
         log.append_mirror(data)
         log.offset = end
@@ -352,6 +393,7 @@ class HostSession:
 
     def _on_log_reset(self, message: dict[str, Any]) -> None:
         self.log.restart(message.get("inode"))
+        self.decode_points.clear()
         self.log.seen = True
         self._notify("log")
 
@@ -360,6 +402,82 @@ class HostSession:
         if sent is not None:
             self.rtt_ms = (time.monotonic() - sent) * 1000.0
             self._notify("link")
+
+    # -- the server's HTTP endpoint ---------------------------------------------------------------
+
+    def server_argv(self) -> list[str]:
+        """The running server's command line (else the launch profile's flags): port, bind, API key."""
+        server = self.server
+        if server is not None and server.get("cmdline"):
+            return [str(word) for word in server["cmdline"]]
+        record = self.launched if self.launched_alive else None
+        if record is not None and record.get("argv"):
+            return [str(word) for word in record["argv"]]
+        profile = self.host.profile
+        if profile is None:
+            return []
+        return ["--host", profile.host, "--port", str(profile.port), *profile.args]
+
+    def server_port(self) -> int | None:
+        server = self.server
+        if server is not None and isinstance(server.get("port"), int):
+            return int(server["port"])
+        profile = self.host.profile
+        return profile.port if profile is not None else None
+
+    async def chat_client(self, timeouts: Timeouts | None = None) -> ChatClient:
+        """A client for the server's OpenAI endpoint: through an SSH local port forward (the server
+        usually binds the host's loopback), or directly for a local host. Its API key is sent as a bearer
+        header and never shown. ChatError when no server port is known or the link is down."""
+        port = self.server_port()
+        if port is None:
+            raise ChatError(f"{self.host.name} has no server and no launch profile: which port?")
+        argv = self.server_argv()
+        target = bind_host(argv)
+        where = f"{self.host.name}:{port}"
+        if self.ssh_link is None:
+            url = f"http://{target}:{port}" if ":" not in target else f"http://[{target}]:{port}"
+        else:
+            try:
+                local = await self.forwards.port_for(target, port)
+            except ForwardError as exc:
+                raise ChatError(f"cannot reach {where}: {exc}") from None
+            url, where = f"http://127.0.0.1:{local}", f"{where} (via SSH, local port {local})"
+        return ChatClient(url, api_key(argv), where=where, timeouts=timeouts or Timeouts())
+
+    async def _probe_client(self) -> ChatClient | None:
+        if self.link is not LinkState.CONNECTED:
+            return None
+        try:
+            return await self.chat_client()
+        except ChatError:
+            return None
+
+    def _server_identity(self) -> tuple[int | None, int] | None:
+        server = self.server
+        return None if server is None else (server.get("pid"), self.log.resets)
+
+    def _stage(self) -> Stage | None:
+        startup = self.log.tracker.current
+        return startup.stage if startup is not None else None
+
+    def _verify_spec(self) -> Verify:
+        profile = self.host.profile
+        return profile.verify if profile is not None else Verify()
+
+    def note_prompt(self, result: ChatResult) -> None:
+        """A prompt's outcome is evidence about the server (it may set or lose VERIFIED)."""
+        self.prober.sync()
+        self.prober.note_prompt(result)
+
+    async def verify_now(self) -> ChatResult:
+        """Send the verification prompt now (the user asked); the state records the outcome."""
+        self.prober.sync()
+        client = await self.chat_client()
+        try:
+            return await self.prober.verify(client)
+        finally:
+            await client.aclose()
 
     # -- derived state -----------------------------------------------------------------------------
 
@@ -433,6 +551,17 @@ class HostSession:
             "ready": bool(startup and startup.ready),
             "fatal": {"line": fatal.line, "summary": fatal.summary} if fatal else None,
             "log": self.log.path,
+            **self._serving_json(),
+        }
+
+    def _serving_json(self) -> dict[str, Any]:
+        serving = self.serving
+        if serving.server is None or serving.server != self._server_identity():
+            return {"health": None, "verified": None, "verify": None}  # nothing known of this server yet
+        return {
+            "health": serving.health.value if serving.health else None,
+            "verified": serving.verified,
+            "verify": serving.as_json() if serving.verified is not None else None,
         }
 
 

@@ -5,6 +5,9 @@ Each value becomes exactly one argv element: nothing here is ever joined into a 
 
 from __future__ import annotations
 
+import hashlib
+import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from gdnconsole.config import Profile
@@ -48,3 +51,47 @@ def launch_spec(profile: Profile, python: str = "python3") -> LaunchSpec:
 def _number(value: float) -> str:
     """0.85 stays "0.85", not "0.8500000000000001"."""
     return repr(float(value)).rstrip("0").rstrip(".") if "e" not in repr(value) else repr(value)
+
+
+# -- secrets ---------------------------------------------------------------------------------------
+
+SECRET_FLAGS = ("--api-key", "--admin-api-key")
+_REDACTED = re.compile(r"<redacted:[0-9a-f]{6}>\Z")
+
+
+def _mask(value: str) -> str:
+    """A stand-in that hides the value but still shows when it changed (6 hex digits of its hash)."""
+    return f"<redacted:{hashlib.sha256(value.encode()).hexdigest()[:6]}>"
+
+
+def redact(argv: Sequence[str]) -> list[str]:
+    """``argv`` with the values of secret flags (the API keys) masked, for anything shown or stored."""
+    out: list[str] = []
+    secret_next = False
+    for word in argv:
+        name, eq, value = word.partition("=")
+        if secret_next:
+            out.append(word if _REDACTED.match(word) else _mask(word))
+        elif eq and name in SECRET_FLAGS and not _REDACTED.match(value):
+            out.append(f"{name}={_mask(value)}")
+        else:
+            out.append(word)
+        secret_next = word in SECRET_FLAGS
+    return out
+
+
+def restore_secrets(argv: Sequence[str], source: Sequence[str]) -> list[str]:
+    """Put back the masked values that ``source`` (a command line with the real keys) has."""
+    real = {_mask(word): word for word in source} | {
+        _mask(word.partition("=")[2]): word.partition("=")[2] for word in source if "=" in word
+    }
+    out: list[str] = []
+    for word in argv:
+        name, eq, value = word.partition("=")
+        if _REDACTED.match(word):
+            out.append(real.get(word, word))
+        elif eq and _REDACTED.match(value):
+            out.append(f"{name}={real.get(value, value)}")
+        else:
+            out.append(word)
+    return out

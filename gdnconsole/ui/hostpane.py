@@ -12,7 +12,7 @@ from gdnconsole.host.session import HostSession
 from gdnconsole.ui.gpupanel import GpuPanel
 from gdnconsole.ui.gpurows import gpu_rows
 from gdnconsole.ui.logpane import POLL_S, LogPane
-from gdnconsole.ui.statusbar import SEP, Clock, HostStatusBar, host_status
+from gdnconsole.ui.statusbar import SEP, Clock, HostStatusBar, host_status, verdict
 from gdnconsole.ui.theme import LogPalette
 
 _FAILED = (LinkState.DOWN, LinkState.AUTH_FAILED, LinkState.HOST_KEY_REFUSED, LinkState.NO_AGENT)
@@ -81,6 +81,7 @@ class HostPane(Vertical):
         if self.launch_note is not None:
             status = Text(SEP).join([status, self.launch_note])
         self.query_one(HostStatusBar).update(status)
+        self.log_pane.timeline.set_verdict(verdict(session))
         rows = gpu_rows(
             session.gpus,
             session.server,

@@ -23,6 +23,7 @@ from textual.widgets import DataTable, Footer, Static
 
 from gdnconsole.config import Profile
 from gdnconsole.host.journal import Attempt, Journal
+from gdnconsole.sglang.launch import launch_spec, restore_secrets
 from gdnconsole.ui.confirm import diff_text
 from gdnconsole.ui.formmodel import profile_from_argv
 
@@ -151,7 +152,8 @@ class JournalScreen(Screen[JournalResult | None]):
 
     def _profile_of(self, attempt: Attempt) -> Profile:
         base = self.base or Profile(name=attempt.profile, model="")
-        return profile_from_argv(attempt.profile, attempt.argv, attempt.env, base)
+        argv = restore_secrets(attempt.argv, launch_spec(base).argv)  # the journal keeps keys masked
+        return profile_from_argv(attempt.profile, argv, attempt.env, base)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         return not (action == "rerun" and self.readonly)

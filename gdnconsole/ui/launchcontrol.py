@@ -21,11 +21,13 @@ from gdnconsole.config import Profile
 from gdnconsole.host import launcher
 from gdnconsole.host.journal import Attempt, Journal
 from gdnconsole.host.session import HostSession
-from gdnconsole.sglang.launch import launch_spec
+from gdnconsole.sglang.launch import launch_spec, redact
 from gdnconsole.ui import flagcheck
 from gdnconsole.ui.confirm import ConfirmScreen, relaunch_dialog, stop_dialog
 from gdnconsole.ui.formmodel import field_of
 from gdnconsole.ui.statusbar import duration
+
+VERIFY_WAIT_S = 300.0  # the verification prompt's own timeout ends it sooner
 
 STOP_GRACE_S = 30.0
 BUSY = Style(color="yellow", bold=True)
@@ -160,7 +162,7 @@ class LaunchControl:
         server = self.sessions[index].server or {}
         body = Text()
         body.append(f"pid {server.get('pid')}  ", Style(bold=True))
-        body.append(" ".join(str(a) for a in server.get("cmdline") or [])[:300])
+        body.append(" ".join(redact([str(a) for a in server.get("cmdline") or []]))[:300])
         for child in server.get("children") or []:
             body.append(f"\npid {child.get('pid')}  ", Style(bold=True))
             body.append(str(child.get("title") or ""))
@@ -232,6 +234,12 @@ class LaunchControl:
             self._reporter(index)(f"pid {attempt.pid} started, following its log")
             attempt = await launcher.settle(self.sessions[index], attempt, journal=journal)
         self._finished(index, profile, attempt)
+        if attempt.outcome == "ready":
+            # Ready is what the log says; the verification prompt says whether the model answers.
+            attempt = await launcher.verification(
+                self.sessions[index], attempt, timeout=VERIFY_WAIT_S, journal=journal
+            )
+            self._verified(index, attempt)
 
     async def _stop(self, index: int) -> None:
         session, journal = self.sessions[index], self.journals(index)
@@ -259,6 +267,17 @@ class LaunchControl:
             self.screen.notify(f"{self._name(index)}: attempt {attempt.number} {attempt.outcome}", timeout=5)
         elif attempt.pid not in self.exits_shown:
             self._alarm(index, outcome_text(attempt).plain)
+
+    def _verified(self, index: int, attempt: Attempt) -> None:
+        self.last[index] = attempt
+        self.changed(index)
+        verify = attempt.verify or {}
+        if attempt.outcome == "verified":
+            latency = verify.get("latency_ms")
+            took = f" in {latency / 1000:.2f} s" if isinstance(latency, int | float) else ""
+            self.screen.notify(f"{self._name(index)}: VERIFIED: the model answered{took}", timeout=5)
+        elif verify:
+            self._alarm(index, f"VERIFY FAILED: {verify.get('reason')}")
 
     def _offer_form(self, index: int, profile: Profile, attempt: Attempt) -> None:
         rule = attempt.rule or {}

@@ -13,6 +13,7 @@ from rich.style import Style
 from rich.text import Text
 from textual.widgets import Static
 
+from gdnconsole.chat import Health
 from gdnconsole.host.link import LinkState
 from gdnconsole.host.session import HostSession
 from gdnconsole.sglang.stages import Severity, Stage
@@ -78,6 +79,43 @@ def stage_text(session: HostSession, palette: LogPalette) -> Text | None:
     return Text(f"◐ {startup.stage.label}…", style)
 
 
+def verdict(session: HostSession) -> tuple[bool | None, str] | None:
+    """Whether the current server answered (True: VERIFIED, False: failed or lost), with its detail;
+    None while nothing is known (no server, not yet asked)."""
+    serving = session.serving
+    server = session.server
+    if server is None or serving.server is None or serving.server[0] != server.get("pid"):
+        return None
+    if serving.verifying:
+        return None, "verifying…"
+    if serving.verified is True:
+        latency = f" {serving.latency_ms / 1000:.2f} s" if serving.latency_ms is not None else ""
+        return True, f"answered in{latency}" if latency else "answered"
+    if serving.verified is False:
+        return False, serving.reason or "no answer"
+    if serving.health is Health.STARTING:
+        return None, "health 503: warming up"
+    if serving.health is Health.REFUSED:
+        return None, "health: nothing listens yet"
+    return None
+
+
+def verify_text(session: HostSession, *, short: bool = False) -> Text | None:
+    """``✔ VERIFIED 0.43 s``, ``✖ VERIFY FAILED: <reason>``, ``◌ verifying…``."""
+    known = verdict(session)
+    if known is None:
+        return None
+    ok, detail = known
+    if ok is True:
+        latency = session.serving.latency_ms
+        return Text("✔ VERIFIED" + ("" if short or latency is None else f" {latency / 1000:.2f} s"), GOOD)
+    if ok is False:
+        lost = session.serving.verified_at is not None
+        label = "✖ VERIFIED LOST" if lost else "✖ VERIFY FAILED"
+        return Text(label if short else f"{label}: {detail[:80]}", BAD)
+    return Text(f"◌ {detail}", WAIT)
+
+
 def server_text(session: HostSession, now: float) -> Text:
     server = session.server
     if server is None:
@@ -106,7 +144,9 @@ def host_status(session: HostSession, palette: LogPalette, now: float) -> Text:
         version = session.hello.get("sglang")
         parts.append(Text(f"SGLang {version}" if version else "SGLang not installed"))
         parts.append(server_text(session, now))
-    parts += [t for t in (stage_text(session, palette), decode_text(session)) if t is not None]
+    parts += [
+        t for t in (stage_text(session, palette), verify_text(session), decode_text(session)) if t is not None
+    ]
     return Text(SEP).join(parts)
 
 
@@ -132,7 +172,11 @@ def overview_text(session: HostSession, palette: LogPalette, label: str, name_wi
     out = Text(f"{label} ", Style(dim=True))
     out.append(f"{session.host.name:<{name_width}}  ", Style(bold=True))
     out.append_text(_cell(link_text(session, short=True), 19))
-    out.append_text(_cell(stage_text(session, palette), 21))
+    stage = stage_text(session, palette)
+    verified = verify_text(session, short=True)
+    if stage is not None and verified is not None and verdict(session) != (None, "verifying…"):
+        stage = Text.assemble(stage, " ", verified[:1])  # ✔ or ✖ after the stage
+    out.append_text(_cell(stage, 21))
     out.append_text(_cell(gpus_used(session), 24))
     decode = decode_text(session)
     if decode is not None:

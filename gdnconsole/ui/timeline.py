@@ -65,8 +65,16 @@ def timeline_data(startups: list[Startup]) -> TimelineData | None:
     )
 
 
-def render_timeline(data: TimelineData | None, palette: LogPalette, *, status: str = "") -> Text:
-    """The timeline as text (built from strings, never markup: summaries come from the log)."""
+Verdict = tuple[bool | None, str]  # VERIFIED (True), failed or lost (False), pending (None); the detail
+
+
+def render_timeline(
+    data: TimelineData | None, palette: LogPalette, *, status: str = "", verdict: Verdict | None = None
+) -> Text:
+    """The timeline as text (built from strings, never markup: summaries come from the log).
+
+    ``verdict``: what the live server's answers proved, shown as the stage after ready (a log alone
+    cannot say it, so the log view of a file never shows it)."""
     out = Text(no_wrap=False, overflow="fold")
     if data is None:
         out.append(status or "reading the log…", palette.dim)
@@ -79,6 +87,8 @@ def render_timeline(data: TimelineData | None, palette: LogPalette, *, status: s
     out.append("\n")
     for stage in Stage:
         _stage_line(out, data, stage, palette)
+    if verdict is not None:
+        _verdict_line(out, verdict, palette)
     if len(data.ranks) > 1:
         out.append("\nranks\n", Style(bold=True))
         for label, stage in data.ranks:
@@ -117,6 +127,19 @@ def _stage_line(out: Text, data: TimelineData, stage: Stage, palette: LogPalette
     time = "" if seconds is None else _seconds(seconds)
     out.append(f"{mark} {stage.label:<16}{time:>7}", style)
     out.append("\n")
+
+
+def _verdict_line(out: Text, verdict: Verdict, palette: LogPalette) -> None:
+    ok, detail = verdict
+    if ok is True:
+        out.append(f"✓ {'verified':<16}", palette.stages[Stage.READY] + Style(bold=True))
+        out.append(f"{detail.removeprefix('answered in ')}\n", palette.dim)
+    elif ok is False:
+        out.append(f"✖ {'verify failed':<16}\n", palette.severities[Severity.FATAL])
+        out.append(f"  {detail[:120]}\n", palette.severities[Severity.ERROR])
+    else:
+        out.append(f"  {'verified':<16}", palette.dim)
+        out.append(f"\n  {detail}\n", palette.dim)
 
 
 def _seconds(value: float) -> str:
@@ -175,6 +198,7 @@ class Timeline(Static):
         self.palette = palette
         self.data: TimelineData | None = None
         self.status = ""
+        self.verdict: Verdict | None = None
 
     def on_mount(self) -> None:
         self._paint()
@@ -188,5 +212,10 @@ class Timeline(Static):
             self.status = status
             self._paint()
 
+    def set_verdict(self, verdict: Verdict | None) -> None:
+        if verdict != self.verdict:
+            self.verdict = verdict
+            self._paint()
+
     def _paint(self) -> None:
-        self.update(render_timeline(self.data, self.palette, status=self.status))
+        self.update(render_timeline(self.data, self.palette, status=self.status, verdict=self.verdict))

@@ -60,7 +60,17 @@ def test_launch_json_then_stop(cli_env: dict[str, str], tmp_path: Path) -> None:
     pid = None
     try:
         assert done.returncode == 0, done.stderr
-        assert set(payload) == {"attempt", "argv", "env", "outcome", "stage", "fatal", "rule", "durations"}
+        assert set(payload) == {
+            "attempt",
+            "argv",
+            "env",
+            "outcome",
+            "stage",
+            "fatal",
+            "rule",
+            "durations",
+            "verify",
+        }
         assert (payload["attempt"], payload["outcome"], payload["fatal"], payload["rule"]) == (
             1,
             "ready",
@@ -99,7 +109,6 @@ def test_a_rejected_profile_exits_1_with_the_rule(cli_env: dict[str, str]) -> No
         (["--set", "tp=two"], "expected an integer"),
         (["--set", "mem_fraction=1.5"], "(0, 1]"),
         (["--set", "noequals"], "KEY=VALUE"),
-        (["--wait", "verified"], "needs the prompt feature"),
         (["--profile", "nope"], "no profile 'nope'"),
     ],
 )

@@ -21,6 +21,13 @@ SCENARIOS = (
     "health-fail",  # ready, then /health answers 503 and requests never finish
     "port-in-use",  # uvicorn cannot bind the port after the model has loaded
 )
+CHAT_FAULTS = (  # how /v1/chat/completions misbehaves; read from sim.json on every chat request
+    "none",  # answers as SGLang does
+    "hang",  # reads the request, then sends nothing (not even a status line) until the client leaves
+    "drop",  # closes the connection mid-answer: no terminating chunk (streamed), no response (not streamed)
+    "bad-sse",  # streamed: one line after a few good chunks is not JSON; the stream then goes on to [DONE]
+    "bad-json",  # not streamed: 200 with a truncated JSON body; streamed: as bad-sse
+)
 
 
 @dataclass(frozen=True)
@@ -39,6 +46,7 @@ class SimConfig:
     nvidia_smi: bool = True  # whether the stand-in nvidia-smi on PATH answers
     driver_version: str = "580.95.05"
     cuda_version: str = "13.0"
+    chat_fault: str = "none"  # one of CHAT_FAULTS; an unknown value counts as "none"
     extra: dict[str, object] = field(default_factory=dict)  # keys this version does not know
 
     def scaled(self, seconds: float) -> float:
@@ -67,4 +75,7 @@ def load(path: Path | None = None) -> SimConfig:
         kwargs["gpu_mib"] = int(kwargs["gpu_mib"])
     if "speed" in kwargs:
         kwargs["speed"] = float(kwargs["speed"])
+    if "chat_fault" in kwargs:
+        fault = kwargs["chat_fault"]
+        kwargs["chat_fault"] = fault if fault in CHAT_FAULTS else "none"
     return SimConfig(**kwargs, extra=extra)

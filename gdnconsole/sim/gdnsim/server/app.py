@@ -1,5 +1,10 @@
 """SGLang's HTTP endpoints (FACTS §6) over the simulated scheduler: health, model and server info, the
-native ``/generate`` used by the warm-up, ``/flush_cache`` and OpenAI ``/v1/chat/completions``."""
+native ``/generate`` used by the warm-up, ``/flush_cache`` and OpenAI ``/v1/chat/completions``.
+
+Chat completions can misbehave on purpose (``chat_fault`` in sim.json, read again for every chat request so
+that a test can switch a running server): hang, drop the connection, or send a line or body that is not
+JSON. From 0.5.23, ``"return_meta_info": true`` on a non-streamed chat request adds SGLang's ``meta_info``
+(with the request's own speculative figures) to each choice (FACTS §6)."""
 
 from __future__ import annotations
 
@@ -12,14 +17,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import gdnsim.config as config
-from gdnsim.server import args_dump, generation, timeline
+from gdnsim.server import args_dump, generation, timeline, version
 from gdnsim.server.batching import Batcher, Running
-from gdnsim.server.http import Request, Response
+from gdnsim.server.http import Drop, Request, Response, Stall
 from gdnsim.server.logwriter import LogWriter
 from gdnsim.server.models import describe
 
 STARTING, UP, UNHEALTHY = "Starting", "Up", "UnHealthy"  # 511 ServerStatus
 Route = Callable[[Request], Awaitable[Response]]
+FAULT_AFTER = 3  # answer tokens sent (or generated) before a chat fault strikes
+BAD_SSE_LINE = b'data: {"id": broken\n\n'
+META_INFO_SINCE = (0, 5, 23)  # chat's "return_meta_info" (523 protocol.py:964); older versions ignore it
 
 
 @dataclass
@@ -39,6 +47,13 @@ class ServerState:
     @property
     def model_name(self) -> str:
         return str(self.args.served_model_name or self.args.model_path)
+
+    def chat_fault(self) -> str:
+        """``chat_fault`` as sim.json says now (a file being rewritten: the value read at start)."""
+        try:
+            return config.load().chat_fault
+        except (OSError, ValueError, TypeError, RuntimeError):
+            return self.cfg.chat_fault
 
 
 class App:
@@ -233,49 +248,58 @@ class App:
             "weight_version": "default",
         }
         if self.state.batcher.spec_steps:
-            meta["spec_verify_ct"] = self.state.batcher.verify_ct
+            meta["spec_verify_ct"] = running.verify_ct
         return Response.json({"text": text, "output_ids": list(range(running.generated)), "meta_info": meta})
 
     async def chat_completions(self, request: Request) -> Response:
         if self.state.draining:
             return Response.json({"error": {"message": "The server is shutting down."}}, 503)
+        fault = self.state.chat_fault()
+        if fault == "hang":
+            raise Stall()
         try:
             body = _body(request)
             messages = body["messages"]
         except (ValueError, KeyError, TypeError):
-            return Response.json(
-                {
-                    "object": "error",
-                    "message": "messages is required",
-                    "type": "BadRequestError",
-                    "param": None,
-                    "code": 400,
-                },
-                400,
-            )
+            return _bad_request("messages is required")
+        meta_info = bool(body.get("return_meta_info")) and (
+            version.parse(self.state.cfg.sglang) >= META_INFO_SINCE
+        )
+        if meta_info and body.get("stream"):
+            return _bad_request("return_meta_info is not supported with streaming (stream=true).")
         kwargs = body.get("chat_template_kwargs") or {}
         thinking = bool(self.state.args.reasoning_parser) and kwargs.get("enable_thinking", True) is not False
         max_tokens = body.get("max_completion_tokens", body.get("max_tokens"))
         completion = generation.complete(messages, max_tokens, thinking)
         prompt_tokens = generation.count_prompt_tokens(messages)
         running = self._admit(messages, prompt_tokens, completion.tokens, warmup=False)
-        chat = ChatStream(self.state.model_name, running, prompt_tokens, completion.finish_reason)
+        spec_steps = self.state.batcher.spec_steps
+        chat = ChatStream(self.state.model_name, running, prompt_tokens, completion.finish_reason, spec_steps)
         if body.get("stream"):
             include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
-            return Response(200, content_type="text/event-stream", stream=chat.sse(include_usage))
-        return Response.json(await chat.whole())
+            return Response(200, content_type="text/event-stream", stream=chat.sse(include_usage, fault))
+        return await chat.whole(fault, meta_info)
 
 
 class ChatStream:
     """One chat completion, as SSE chunks or as one response (511 serving_chat.py)."""
 
-    def __init__(self, model: str, running: Running | None, prompt_tokens: int, finish_reason: str) -> None:
+    def __init__(
+        self,
+        model: str,
+        running: Running | None,
+        prompt_tokens: int,
+        finish_reason: str,
+        spec_steps: int | None = None,
+    ) -> None:
         self.model = model
         self.running = running
         self.rid = running.rid if running else uuid.uuid4().hex
         self.prompt_tokens = prompt_tokens
         self.finish_reason = finish_reason
+        self.spec_steps = spec_steps
         self.created = int(time.time())
+        self.started = time.monotonic()
 
     def _chunk(self, delta: dict[str, Any], finish: str | None = None) -> bytes:
         choice = {"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish, "matched_stop": None}
@@ -297,15 +321,23 @@ class ChatStream:
             "prompt_tokens_details": None,
         }
 
-    async def sse(self, include_usage: bool) -> AsyncIterator[bytes]:
+    async def sse(self, include_usage: bool, fault: str = "none") -> AsyncIterator[bytes]:
         if self.running is None:
             await asyncio.Event().wait()  # accepted, never answered
         assert self.running is not None
+        broken = fault in ("drop", "bad-sse", "bad-json")  # the fault is still to strike
+        sent = 0
         try:
             yield self._chunk({"role": "assistant", "content": ""})
             while (piece := await self.running.out.get()) is not None:
                 for kind, text in piece:
                     yield self._chunk({kind: text})
+                    sent += 1
+                    if broken and sent >= FAULT_AFTER:
+                        broken = False
+                        yield self._fault_line(fault)
+            if broken:  # an answer too short to reach FAULT_AFTER: the fault strikes before its end
+                yield self._fault_line(fault)
             yield self._chunk({}, self.finish_reason)
             if include_usage:
                 usage = {
@@ -322,10 +354,47 @@ class ChatStream:
             if self.running.pending:
                 self.running.pending.clear()  # the client left: stop generating for it
 
-    async def whole(self) -> dict[str, Any]:
+    @staticmethod
+    def _fault_line(fault: str) -> bytes:
+        """What a streamed answer sends where its fault strikes ("drop": nothing, the connection closes)."""
+        if fault == "drop":
+            raise Drop()
+        return BAD_SSE_LINE
+
+    def _meta_info(self) -> dict[str, Any]:
+        """SGLang's per-request ``meta_info`` (523 tokenizer_manager.py), with speculative figures if on."""
+        assert self.running is not None
+        running = self.running
+        meta: dict[str, Any] = {
+            "id": running.rid,
+            "finish_reason": {"type": self.finish_reason},
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": running.generated,
+            "cached_tokens": 0,
+            "weight_version": "default",
+            "e2e_latency": round(time.monotonic() - self.started, 6),
+        }
+        if self.spec_steps:
+            verify_ct = running.verify_ct
+            correct = running.spec_accepted - verify_ct  # the bonus token of each verify is no draft
+            proposed = verify_ct * self.spec_steps
+            meta["spec_verify_ct"] = verify_ct
+            meta["spec_accept_length"] = running.spec_accepted / verify_ct if verify_ct else 1.0
+            meta["spec_accept_rate"] = correct / proposed if proposed else 0.0
+            meta["spec_num_correct_drafts"] = correct
+            meta["spec_num_proposed_drafts"] = proposed
+        return meta
+
+    async def whole(self, fault: str = "none", meta_info: bool = False) -> Response:
         if self.running is None:
             await asyncio.Event().wait()
         assert self.running is not None
+        if fault == "drop":  # a few tokens in, the connection goes without an answer
+            generated = 0
+            while generated < FAULT_AFTER and (piece := await self.running.out.get()) is not None:
+                generated += len(piece)
+            self.running.pending.clear()
+            raise Drop()
         pieces = await _drain(self.running)
         content = "".join(t for kind, t in pieces if kind == "content")
         reasoning = "".join(t for kind, t in pieces if kind == "reasoning_content") or None
@@ -335,14 +404,16 @@ class ChatStream:
             "reasoning_content": reasoning,
             "tool_calls": None,
         }
-        choice = {
+        choice: dict[str, Any] = {
             "index": 0,
             "message": message,
             "logprobs": None,
             "finish_reason": self.finish_reason,
             "matched_stop": None,
         }
-        return {
+        if meta_info:
+            choice["meta_info"] = self._meta_info()
+        answer = {
             "id": self.rid,
             "object": "chat.completion",
             "created": self.created,
@@ -351,6 +422,11 @@ class ChatStream:
             "usage": self._usage(self.running.generated),
             "metadata": {"weight_version": "default"},
         }
+        if fault == "bad-json":  # the body breaks off where the choices begin
+            text = json.dumps(answer)
+            cut = text.index('"choices": [') + len('"choices": [')
+            return Response(200, text[:cut].encode())
+        return Response.json(answer)
 
 
 async def _drain(running: Running) -> list[tuple[str, str]]:
@@ -359,6 +435,11 @@ async def _drain(running: Running) -> list[tuple[str, str]]:
     while (piece := await running.out.get()) is not None:
         tokens.extend(piece)
     return tokens
+
+
+def _bad_request(message: str) -> Response:
+    error = {"object": "error", "message": message, "type": "BadRequestError", "param": None, "code": 400}
+    return Response.json(error, 400)
 
 
 def _clock(moment: float) -> str:

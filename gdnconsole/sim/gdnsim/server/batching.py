@@ -1,7 +1,13 @@
 """The scheduler's loop as seen from outside: running requests get their tokens at ``tokens_per_s``
 (wall clock, not scaled by speed), TP0 logs one Prefill line per new request and one Decode line per
 ``--decode-log-interval`` decode iterations. With speculative decoding each iteration is one verify that
-yields 1 … steps+1 tokens."""
+yields 1 … steps+1 tokens.
+
+Iterations keep to absolute deadlines (each one ends ``step / tokens_per_s`` after the previous one's
+deadline, not after it woke up), so Python's own overhead does not slow the rate a client measures. A
+request's first token comes alone (the one its prefill samples, as in SGLang); from then on the time
+between two deliveries is exactly what the tokens of the later one are worth, so
+``(completion_tokens - 1) / (t_last - t_first)`` measures ``tokens_per_s``."""
 
 from __future__ import annotations
 
@@ -16,6 +22,7 @@ from gdnsim.server.generation import accepted_tokens
 
 Token = tuple[str, str]  # (field, text)
 Send = Callable[[dict[str, Any]], None]
+MAX_LAG_S = 0.5  # a loop this far behind its schedule (the process was stopped) starts a new one
 
 
 @dataclass
@@ -25,6 +32,8 @@ class Running:
     pending: list[Token]
     out: asyncio.Queue[list[Token] | None] = field(default_factory=asyncio.Queue)
     generated: int = 0
+    verify_ct: int = 0  # verify steps that gave this request tokens (speculative decoding only)
+    spec_accepted: int = 0  # tokens those verify steps gave it
 
 
 class Batcher:
@@ -88,11 +97,23 @@ class Batcher:
     async def _loop(self) -> None:
         self.set_util(97)
         self._window_start, self._window_tokens = time.monotonic(), 0
+        loop = asyncio.get_running_loop()
+        deadline = loop.time()  # a fresh schedule each time the loop starts after being idle
         while self.running:
             step = accepted_tokens(self._rng, self.spec_steps) if self.spec_steps else 1
-            await asyncio.sleep(step / self.tokens_per_s)
+            step = min(step, max(self._wanted(r) for r in self.running.values()))  # a verify ends at EOS
+            now = loop.time()
+            if now - deadline > MAX_LAG_S:
+                deadline = now  # no burst of catch-up iterations after a stall
+            deadline += step / self.tokens_per_s
+            await asyncio.sleep(max(0.0, deadline - now))
             self._iterate(step)
         self.set_util(0)
+
+    @staticmethod
+    def _wanted(request: Running) -> int:
+        """Tokens the next iteration can give ``request`` at most (at least 1, so that it ends)."""
+        return 1 if request.generated == 0 else max(1, len(request.pending))
 
     def _iterate(self, step: int) -> None:
         self.forward_ct += 1
@@ -101,8 +122,13 @@ class Batcher:
             self.verify_ct += 1
             self.accepted += step
         for request in list(self.running.values()):
-            piece, request.pending = request.pending[:step], request.pending[step:]
+            first = request.generated == 0  # the prefill's token: one, whatever this verify yields
+            take = 1 if first else step
+            piece, request.pending = request.pending[:take], request.pending[take:]
             request.generated += len(piece)
+            if self.spec_steps and not first and piece:
+                request.verify_ct += 1
+                request.spec_accepted += len(piece)
             self._window_tokens += len(piece)
             request.out.put_nowait(piece)
             if not request.pending:

@@ -62,6 +62,15 @@ class BadRequest(Exception):
     pass
 
 
+class Drop(Exception):
+    """Raised by a handler or a response stream: close the connection now, without another byte (a stream
+    ends without its terminating chunk)."""
+
+
+class Stall(Exception):
+    """Raised by a handler: send nothing at all and keep the connection open until the client closes it."""
+
+
 async def read_request(reader: asyncio.StreamReader, client: str) -> Request | None:
     """The next request on a connection, or None when the client closed it."""
     line = await reader.readline()
@@ -138,7 +147,11 @@ class HttpServer:
                 await write_response(writer, response, keep_alive)
                 if not keep_alive:
                     break
-        except (BadRequest, ConnectionError, asyncio.IncompleteReadError):
+        except Stall:
+            with contextlib.suppress(ConnectionError):
+                while await reader.read(65536):  # whatever else the client sends goes unanswered
+                    pass
+        except (Drop, BadRequest, ConnectionError, asyncio.IncompleteReadError):
             pass
         finally:
             with contextlib.suppress(Exception):

@@ -1,0 +1,219 @@
+"""Whether the host's server answers: health polling, and the VERIFIED state only a real answer sets.
+
+Polling starts once the log says uvicorn listens (before that nothing listens: FACTS §6), and backs off
+while the answer is "refused" or 503. When the startup is ready and /health says 200, one verification
+prompt (the profile's ``verify`` table) is sent: a real answer marks the server VERIFIED with its latency;
+anything else is VERIFY FAILED with the reason. A verified server that later fails a health check or a
+prompt loses VERIFIED, visibly, with the reason. A new server (another pid, a restarted log) starts over.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from gdnconsole.chat import HEALTH_TIMEOUT_S, ChatClient, ChatRequest, ChatResult, Health, HealthResult
+from gdnconsole.config import Verify
+from gdnconsole.sglang.stages import Stage
+
+WILDCARDS = frozenset({"", "0.0.0.0", "::", "[::]"})
+
+
+@dataclass(frozen=True)
+class ProbeTiming:
+    backoff: tuple[float, ...] = (0.5, 1.0, 2.0, 4.0, 8.0)  # while refused / 503: still coming up
+    healthy_every: float = 30.0  # a healthy server's /health runs a 1-token generation: spare its log
+    health_timeout: float = HEALTH_TIMEOUT_S
+
+
+@dataclass
+class ServingState:
+    """What the console knows about the server's answers; ``verified`` is None before any attempt."""
+
+    server: tuple[int | None, int] | None = None  # (pid, log generation) this state belongs to
+    health: Health | None = None
+    health_message: str = ""
+    health_at: float | None = None
+    verified: bool | None = None
+    verifying: bool = False
+    latency_ms: float | None = None  # the verification answer's total time
+    reason: str | None = None  # why verification failed, or why VERIFIED was lost
+    verified_at: float | None = None
+
+    def reset(self, server: tuple[int | None, int] | None) -> None:
+        """Forget everything: ``server`` is another server (or none)."""
+        fresh = ServingState(server=server)
+        for item in dataclasses.fields(self):
+            setattr(self, item.name, getattr(fresh, item.name))
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "health": self.health.value if self.health else None,
+            "verified": self.verified,
+            "latency_ms": None if self.latency_ms is None else round(self.latency_ms, 1),
+            "reason": self.reason,
+        }
+
+    def prove(self, result: ChatResult) -> None:
+        """A real answer arrived: VERIFIED, with this answer's latency."""
+        self.verified, self.latency_ms, self.reason = True, result.total_ms, None
+        self.verified_at = time.time()
+
+    def refute(self, reason: str) -> None:
+        self.verified, self.reason = False, reason
+
+
+def api_key(argv: Sequence[str]) -> str | None:
+    """The ``--api-key`` of a server command line (the last one wins, as argparse does)."""
+    key: str | None = None
+    for i, word in enumerate(argv):
+        if word == "--api-key" and i + 1 < len(argv):
+            key = argv[i + 1]
+        elif word.startswith("--api-key="):
+            key = word.split("=", 1)[1]
+    return key
+
+
+def bind_host(argv: Sequence[str]) -> str:
+    """Where to reach a server from its own host: its ``--host`` unless that is a wildcard."""
+    host = "127.0.0.1"
+    for i, word in enumerate(argv):
+        if word == "--host" and i + 1 < len(argv):
+            host = argv[i + 1]
+        elif word.startswith("--host="):
+            host = word.split("=", 1)[1]
+    return "127.0.0.1" if host in WILDCARDS else host.strip("[]")
+
+
+def verify_request(verify: Verify) -> ChatRequest:
+    # Not streamed: the verification proves a whole answer arrives, and its figure is the total latency.
+    return ChatRequest(prompt=verify.prompt, max_tokens=verify.max_tokens, temperature=0.0, stream=False)
+
+
+class Prober:
+    """Polls one host's server and verifies it; runs while the session runs.
+
+    ``client`` opens a ChatClient for the current server (None while no server is known or the link is
+    down); ``listening`` says whether the log shows uvicorn listening; ``identity`` names the current server;
+    ``changed`` is called after each state change (the session notifies its listeners).
+    """
+
+    def __init__(
+        self,
+        state: ServingState,
+        *,
+        client: Callable[[], Any],
+        identity: Callable[[], tuple[int | None, int] | None],
+        stage: Callable[[], Stage | None],
+        ready: Callable[[], bool],
+        verify: Callable[[], Verify],
+        wait: Callable[[Callable[[], bool], float], Any],
+        changed: Callable[[], None],
+        timing: ProbeTiming | None = None,
+    ) -> None:
+        self.state = state
+        self.timing = timing or ProbeTiming()
+        self._client = client
+        self._identity = identity
+        self._stage = stage
+        self._ready = ready
+        self._verify = verify
+        self._wait = wait
+        self._changed = changed
+
+    def listening(self) -> bool:
+        stage = self._stage()
+        return self._identity() is not None and stage is not None and stage >= Stage.LISTENING
+
+    def sync(self) -> bool:
+        """Start over when the server changed; True when the state was reset."""
+        identity = self._identity()
+        if identity == self.state.server:
+            return False
+        self.state.reset(identity)
+        return True
+
+    async def run(self) -> None:
+        failures = 0
+        while True:
+            if self.sync():
+                failures = 0
+                self._changed()
+            if not self.listening():
+                await self._wait(lambda: self.listening() or self._identity() != self.state.server, 3600.0)
+                continue
+            health = await self._poll(self.state.server)
+            if health is None:
+                await self._changed_within(self.state.server, 1.0)  # no link: look again soon
+                continue
+            failures = 0 if health is Health.OK else failures + 1
+            delay = self.timing.healthy_every if health is Health.OK else self._backoff(failures)
+            await self._changed_within(self.state.server, delay)
+
+    async def _changed_within(self, identity: tuple[int | None, int] | None, seconds: float) -> None:
+        """Sleep ``seconds``, or less when the server changes meanwhile."""
+        await self._wait(lambda: self._identity() != identity, seconds)
+
+    async def _poll(self, identity: tuple[int | None, int] | None) -> Health | None:
+        """One health check (and the verification when it is due); None when the server is unreachable."""
+        client: ChatClient | None = await self._client()
+        if client is None:
+            return None
+        client.timeouts.health = self.timing.health_timeout
+        try:
+            health = await client.health()
+            if self._identity() != identity:
+                return health.health  # the server changed while we asked the old one
+            was = self.state.health
+            self._apply_health(health)
+            if health.health is Health.OK and self._ready() and self._should_verify(was):
+                await self.verify(client)
+            return health.health
+        finally:
+            await client.aclose()
+
+    def _backoff(self, failures: int) -> float:
+        steps = self.timing.backoff
+        return steps[min(max(failures - 1, 0), len(steps) - 1)]
+
+    def _should_verify(self, health_before: Health | None) -> bool:
+        """Not yet tried; or VERIFIED was lost to failed health checks that now pass again."""
+        state = self.state
+        return state.verified is None or (state.verified is False and health_before not in (None, Health.OK))
+
+    def _apply_health(self, health: HealthResult) -> None:
+        state = self.state
+        state.health, state.health_message, state.health_at = health.health, health.message, time.time()
+        if health.health is not Health.OK and state.verified:
+            state.refute(f"health check failed: {health.message}")
+        self._changed()
+
+    async def verify(self, client: ChatClient) -> ChatResult:
+        """Send the verification prompt now and record what it proved."""
+        verify = self._verify()
+        client.timeouts.answer = verify.timeout
+        self.state.verifying = True
+        self._changed()
+        try:
+            result = await client.chat(verify_request(verify))
+        finally:
+            self.state.verifying = False
+        if result.ok:
+            self.state.prove(result)
+        else:
+            self.state.refute(result.error or "no answer")
+        self._changed()
+        return result
+
+    def note_prompt(self, result: ChatResult) -> None:
+        """A user's prompt is evidence too: an answer proves the server, a failure refutes it."""
+        if result.ok and self._ready():
+            self.state.prove(result)
+        elif not result.ok and self.state.verified:
+            self.state.refute(f"a prompt failed: {result.error}")
+        else:
+            return
+        self._changed()

@@ -1,0 +1,63 @@
+"""`gdnconsole prompt`, `launch --wait verified` and `status --json`'s `server.verified`, as scripts run
+them: a hosts file, a simulated local host, one JSON object out, the exit status."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.host.launchkit import kill_group
+from tests.host.test_launch_cli import cli_env, run
+
+__all__ = ["cli_env"]  # the fixture, shared with the launch tests
+
+PROMPT_KEYS = {
+    "ok", "status", "ttft_ms", "total_ms", "prompt_tokens", "completion_tokens", "tokens_per_s", "text",
+    "error",
+}  # fmt: skip
+
+
+def test_verified_launch_then_prompts(cli_env: dict[str, str], tmp_path: Path) -> None:
+    done = run(cli_env, "launch", "simbox", "--wait", "verified", "--json", "--timeout", "60")
+    server = tmp_path / "simhome" / ".gdnconsole-server.json"
+    pid = json.loads(server.read_text())["pid"] if server.exists() else None
+    try:
+        assert done.returncode == 0, done.stderr
+        payload = json.loads(done.stdout)
+        assert payload["outcome"] == "verified" and payload["verify"]["ok"] is True
+        assert payload["verify"]["latency_ms"] > 0
+
+        status = run(cli_env, "status", "simbox", "--json")
+        assert status.returncode == 0, status.stderr
+        assert json.loads(status.stdout)["server"]["verified"] is True
+
+        one = run(cli_env, "prompt", "simbox", "Why is the sky blue?", "--max-tokens", "12", "--json")
+        assert one.returncode == 0, one.stderr
+        answer = json.loads(one.stdout)
+        assert set(answer) >= PROMPT_KEYS
+        assert answer["ok"] is True and answer["status"] == 200 and answer["error"] is None
+        assert answer["completion_tokens"] == 12 and answer["finish_reason"] == "length"
+        assert answer["ttft_ms"] > 0 and answer["tokens_per_s"] > 0 and answer["text"]
+        assert answer["accept_length"] is not None and answer["accept_source"] == "server"
+
+        whole = run(cli_env, "prompt", "simbox", "hi", "--no-stream", "--json")
+        assert whole.returncode == 0 and json.loads(whole.stdout)["ttft_ms"] is None
+
+        plain = run(cli_env, "prompt", "simbox", "hi", "--max-tokens", "5")
+        assert plain.returncode == 0 and plain.stdout.strip()
+        assert "TTFT" in plain.stderr and "tok/s" in plain.stderr
+
+        burst = run(cli_env, "prompt", "simbox", "hi", "--burst", "4", "--max-tokens", "6", "--json")
+        assert burst.returncode == 0, burst.stderr
+        table = json.loads(burst.stdout)
+        assert table["ok"] is True and len(table["results"]) == 4
+        assert table["burst"]["ok"] == 4 and table["burst"]["errors"] == []
+        assert set(table["burst"]["ttft_ms"]) == {"p50", "p90", "p99"}
+        assert table["burst"]["total_tokens_per_s"] > 0
+
+        stopped = run(cli_env, "stop", "simbox", "--json")
+        assert stopped.returncode == 0, stopped.stderr
+        pid = None
+    finally:
+        if pid is not None:
+            kill_group(pid)
