@@ -66,6 +66,9 @@ class HostPane(Vertical):
     def on_mount(self) -> None:
         self.refresh_host()
 
+    def on_resize(self) -> None:
+        self.call_after_refresh(self.refresh_host)  # the status bar fits its parts to the new width
+
     @property
     def log_pane(self) -> LogPane:
         return self.query_one(LogPane)
@@ -77,10 +80,11 @@ class HostPane(Vertical):
     def refresh_host(self) -> None:
         """Repaint from the session's state (cheap: called on every change the session reports)."""
         session = self.session
-        status = host_status(session, self.palette, self.clock())
+        bar = self.query_one(HostStatusBar)
+        status = host_status(session, self.palette, self.clock(), bar.content_width())
         if self.launch_note is not None:
             status = Text(SEP).join([status, self.launch_note])
-        self.query_one(HostStatusBar).update(status)
+        bar.update(status)
         self.log_pane.timeline.set_verdict(verdict(session))
         rows = gpu_rows(
             session.gpus,

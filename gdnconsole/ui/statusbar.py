@@ -138,16 +138,35 @@ def decode_text(session: HostSession) -> Text | None:
     return out
 
 
-def host_status(session: HostSession, palette: LogPalette, now: float) -> Text:
-    parts = [Text(session.host.name, Style(bold=True)), link_text(session)]
+# What a narrow status bar gives up first: the version, then the server's pid and uptime, the throughput.
+_DROP_ORDER = ("version", "server", "decode")
+
+
+def host_status(session: HostSession, palette: LogPalette, now: float, width: int | None = None) -> Text:
+    """The host's one line; parts are dropped (least useful first) until it fits ``width`` cells."""
+    parts: list[tuple[str, Text]] = [("name", Text(session.host.name, Style(bold=True)))]
+    parts.append(("link", link_text(session)))
     if session.hello is not None:
         version = session.hello.get("sglang")
-        parts.append(Text(f"SGLang {version}" if version else "SGLang not installed"))
-        parts.append(server_text(session, now))
-    parts += [
-        t for t in (stage_text(session, palette), verify_text(session), decode_text(session)) if t is not None
-    ]
-    return Text(SEP).join(parts)
+        parts.append(("version", Text(f"SGLang {version}" if version else "SGLang not installed")))
+        parts.append(("server", server_text(session, now)))
+    for name, text in (
+        ("stage", stage_text(session, palette)),
+        ("verify", verify_text(session)),
+        ("decode", decode_text(session)),
+    ):
+        if text is not None:
+            parts.append((name, text))
+    line = Text(SEP).join(t for _, t in parts)
+    if width is None:
+        return line
+    for drop in _DROP_ORDER:
+        if line.cell_len <= width:
+            return line
+        parts = [(name, text) for name, text in parts if name != drop]
+        line = Text(SEP).join(t for _, t in parts)
+    short = verify_text(session, short=True)  # last: the verdict without its latency or reason
+    return Text(SEP).join(short if name == "verify" and short else t for name, t in parts)
 
 
 def gpus_used(session: HostSession) -> Text:
@@ -188,3 +207,8 @@ class HostStatusBar(Static):
     DEFAULT_CSS = """
     HostStatusBar { height: 1; background: $panel; color: $foreground; padding: 0 1; }
     """
+
+    def content_width(self) -> int | None:
+        """The cells the line may use (None before the first layout: no dropping yet)."""
+        width = self.content_region.width
+        return width if width > 0 else None

@@ -1,0 +1,46 @@
+"""The host's status line on narrow terminals: parts give way, least useful first, and VERIFIED stays."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from gdnconsole.ui import theme
+from gdnconsole.ui.gpupanel import render_gpus
+from gdnconsole.ui.gpurows import gpu_rows
+from gdnconsole.ui.statusbar import host_status
+from tests.ui.dashboard_helpers import CLOCK, serving_session
+
+PALETTE = theme.load()[1]
+
+
+def _verified(tmp_path: Path):  # type: ignore[no-untyped-def]
+    session = serving_session(tmp_path)
+    session.prober.sync()
+    session.serving.verified, session.serving.latency_ms = True, 412.0
+    return session
+
+
+def test_wide_line_has_everything(tmp_path: Path) -> None:
+    line = host_status(_verified(tmp_path), PALETTE, CLOCK, 200).plain
+    for part in ("ct129", "● connected 3 ms", "SGLang 0.5.11", "server pid 4242 up 12m34s", "● serving",
+                 "✔ VERIFIED 0.41 s"):  # fmt: skip
+        assert part in line, line
+
+
+def test_narrow_line_drops_version_then_server_and_keeps_the_verdict(tmp_path: Path) -> None:
+    session = _verified(tmp_path)
+    for width in (78, 60, 50, 40):
+        line = host_status(session, PALETTE, CLOCK, width).plain
+        assert "ct129" in line and "● serving" in line and "✔ VERIFIED" in line, (width, line)
+        assert len(line) <= width or width < 45, (width, line)
+    assert "SGLang" not in host_status(session, PALETTE, CLOCK, 78).plain
+
+
+def test_gpu_legend_fits_eighty_columns(tmp_path: Path) -> None:
+    session = serving_session(tmp_path)
+    rows = gpu_rows(
+        session.gpus, session.server, session.orphans, session.placements(), session.log.tracker.current
+    )
+    for width in (78, 158):
+        text = render_gpus(rows, width, PALETTE)
+        assert all(line.cell_len <= width for line in text.split()), [line.plain for line in text.split()]
