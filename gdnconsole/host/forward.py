@@ -12,8 +12,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-import asyncssh
+if TYPE_CHECKING:  # asyncssh loads with the SSH link, not before (link.py)
+    import asyncssh
 
 LISTEN_HOST = "127.0.0.1"
 
@@ -62,11 +64,13 @@ class Forwards:
             return self.ports[destination]
 
     async def _listen(self, destination: Destination) -> asyncssh.SSHListener:
+        import asyncssh
+
         assert self.conn is not None
         wanted = self.ports.get(destination, 0)
         try:
             return await self.conn.forward_local_port(LISTEN_HOST, wanted, *destination)
-        except OSError as exc:
+        except (OSError, asyncssh.Error) as exc:
             if not wanted:
                 raise ForwardError(f"cannot listen on {LISTEN_HOST}: {exc}") from None
         try:  # the old local port was taken meanwhile: any free one will do

@@ -19,7 +19,8 @@ from dataclasses import dataclass
 
 from gdnconsole.config import Host
 from gdnconsole.host import simulated
-from gdnconsole.host.link import LinkError, LinkState, SshLink, SshTarget
+from gdnconsole.host.link import LinkError, LinkState, SshTarget
+from gdnconsole.host.sshlink import SshLink
 
 MARKER = "\x1egdnconsole-check "  # a line of ours on stdout, whatever SGLang prints around it
 

@@ -13,11 +13,14 @@ import dataclasses
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from gdnconsole.chat import HEALTH_TIMEOUT_S, ChatClient, ChatRequest, ChatResult, Health, HealthResult
+from gdnconsole.chatmodel import HEALTH_TIMEOUT_S, ChatRequest, ChatResult, Health, HealthResult
 from gdnconsole.config import Verify
 from gdnconsole.sglang.stages import Stage
+
+if TYPE_CHECKING:
+    from gdnconsole.chat import ChatClient
 
 WILDCARDS = frozenset({"", "0.0.0.0", "::", "[::]"})
 

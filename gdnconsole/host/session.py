@@ -16,16 +16,14 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-import asyncssh
+from typing import TYPE_CHECKING, Any
 
 from gdnconsole import logscan
-from gdnconsole.chat import ChatClient, ChatError, ChatResult, Timeouts
+from gdnconsole.chatmodel import ChatError, ChatResult, Timeouts
 from gdnconsole.config import Host, Verify
 from gdnconsole.host import simulated
 from gdnconsole.host.forward import ForwardError, Forwards
-from gdnconsole.host.link import AgentChannel, LinkError, LinkState, LocalAgent, SshAgent, SshLink, SshTarget
+from gdnconsole.host.link import AgentChannel, LinkError, LinkState, LocalAgent, SshTarget
 from gdnconsole.host.ranks import RankPlacement, place_ranks
 from gdnconsole.host.replies import LinkLost, Message, Pending, Progress
 from gdnconsole.host.serving import Prober, ProbeTiming, ServingState, api_key, bind_host
@@ -33,6 +31,10 @@ from gdnconsole.sglang import decodepoints
 from gdnconsole.sglang.decodepoints import DecodePoint
 from gdnconsole.sglang.stages import Stage
 from gdnconsole.sglang.tracker import StageTracker
+
+if TYPE_CHECKING:
+    from gdnconsole.chat import ChatClient
+    from gdnconsole.host.sshlink import SshLink
 
 BACKOFF_S = (0.5, 1.0, 2.0, 4.0, 8.0, 15.0)
 RECENT_BYTES = 1 << 20  # text kept in memory for a quick look; views page through the mirror file
@@ -110,7 +112,8 @@ class HostSession:
         self.host = host
         self.sample_interval = sample_interval
         self.backoff = backoff
-        self.ssh_link = SshLink(ssh or _target_of(host)) if (ssh or host.ssh) else None
+        self.ssh_target = (ssh or _target_of(host)) if (ssh or host.ssh) else None
+        self._ssh_link: SshLink | None = None
         self.link = LinkState.CONNECTING
         self.link_message: str | None = None
         self.fingerprint: str | None = None
@@ -218,6 +221,24 @@ class HostSession:
             await asyncio.sleep(self.backoff[min(failures, len(self.backoff) - 1)])
 
     @property
+    def ssh_link(self) -> SshLink | None:
+        """The SSH link (None for a local host), made when first needed: asyncssh loads with it."""
+        if self.ssh_target is None:
+            return None
+        if self._ssh_link is None:
+            from gdnconsole.host.sshlink import SshLink
+
+            self._ssh_link = SshLink(self.ssh_target)
+        return self._ssh_link
+
+    def _transport_errors(self) -> tuple[type[BaseException], ...]:
+        if self.ssh_target is None:
+            return (OSError,)
+        import asyncssh
+
+        return (OSError, asyncssh.Error)
+
+    @property
     def stopping(self) -> bool:
         return self._stopping
 
@@ -229,11 +250,12 @@ class HostSession:
     async def _open_channel(self) -> AgentChannel:
         env = simulated.environment(self.host) if self.host.simulate else {}
         workdir = str(simulated.workdir(self.host)) if self.host.simulate else self.host.workdir
-        if self.ssh_link is None:
+        link = self.ssh_link
+        if link is None:
             return await LocalAgent.start(self.host.python, env, workdir)
-        conn = await self.ssh_link.connect()
+        conn = await link.connect()
         try:
-            return await self.ssh_link.start_agent(conn, self.host.python, env, workdir)
+            return await link.start_agent(conn, self.host.python, env, workdir)
         except BaseException:
             conn.close()
             raise
@@ -242,8 +264,9 @@ class HostSession:
         self._set_link(LinkState.CONNECTING)
         channel = await self._open_channel()
         self._channel = channel
-        if isinstance(channel, SshAgent):
-            await self.forwards.attach(channel.conn)  # forwards in use come back with the link
+        conn = getattr(channel, "conn", None)  # an SSH channel: its connection carries the forwards
+        if conn is not None:
+            await self.forwards.attach(conn)  # forwards in use come back with the link
         self.connects += 1
         hellos = self.hellos
         try:
@@ -266,7 +289,7 @@ class HostSession:
                     self.handle(message)
             finally:
                 pinger.cancel()
-        except (OSError, asyncssh.Error) as exc:
+        except self._transport_errors() as exc:
             raise LinkError(LinkState.DOWN, f"the connection was lost: {exc}") from None
         finally:
             self._channel = None
@@ -292,9 +315,10 @@ class HostSession:
 
     def accept_host_key(self, fingerprint: str) -> None:
         """The user said yes to an unknown host's fingerprint: trust it and let the next run connect."""
-        if self.ssh_link is None:
+        link = self.ssh_link
+        if link is None:
             raise ValueError("a local host has no host key")
-        self.ssh_link.accept_pending_key(fingerprint)
+        link.accept_pending_key(fingerprint)
         self._set_link(LinkState.CONNECTING, "host key accepted")
 
     async def send(self, message: Message) -> None:
@@ -429,13 +453,15 @@ class HostSession:
         """A client for the server's OpenAI endpoint: through an SSH local port forward (the server
         usually binds the host's loopback), or directly for a local host. Its API key is sent as a bearer
         header and never shown. ChatError when no server port is known or the link is down."""
+        from gdnconsole.chat import ChatClient  # httpx loads with the first request, not at start-up
+
         port = self.server_port()
         if port is None:
             raise ChatError(f"{self.host.name} has no server and no launch profile: which port?")
         argv = self.server_argv()
         target = bind_host(argv)
         where = f"{self.host.name}:{port}"
-        if self.ssh_link is None:
+        if self.ssh_target is None:
             url = f"http://{target}:{port}" if ":" not in target else f"http://[{target}]:{port}"
         else:
             try:

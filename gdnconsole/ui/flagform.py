@@ -468,7 +468,7 @@ class FlagFormScreen(Screen[FormResult]):
 
         self.host_running = True
         self._paint_verdicts()
-        ssh = self.session.ssh_link.target if self.session.ssh_link is not None else None
+        ssh = self.session.ssh_target
         try:
             verdict = await check_on_host(
                 self.session.host, list(argv), timeout=HOST_CHECK_TIMEOUT_S, ssh=ssh

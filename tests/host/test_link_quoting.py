@@ -8,7 +8,8 @@ from pathlib import Path
 import asyncssh
 import pytest
 
-from gdnconsole.host.link import known_hosts_entry, remote_command
+from gdnconsole.host.link import remote_command
+from gdnconsole.host.sshlink import known_hosts_entry
 
 PAYLOADS = [
     "plain",
