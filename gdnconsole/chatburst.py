@@ -10,9 +10,12 @@ import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from gdnconsole.chat import ChatClient, ChatError, ChatRequest, ChatResult
+from gdnconsole.chatmodel import ChatError, ChatRequest, ChatResult
+
+if TYPE_CHECKING:
+    from gdnconsole.chat import ChatClient
 
 PERCENTILES = (50, 90, 99)
 

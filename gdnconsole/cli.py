@@ -13,7 +13,7 @@ import click
 
 from gdnconsole import __version__, config, config_file
 from gdnconsole.cli_common import fail, host_named, load_config
-from gdnconsole.config import Host
+from gdnconsole.config import Config, ConfigError, Host
 from gdnconsole.host import foreground, simulated
 from gdnconsole.sglang.launch import launch_spec
 
@@ -24,6 +24,21 @@ def interactive() -> bool:
 
 
 OPEN_COMMAND = "open"
+
+THEME_META = "gdnconsole.theme"  # the main group's --theme, in the context's meta
+THEME_HELP = "Colour theme (shipped: gdn-dark, gdn-light, gdn-high-contrast; or one of yours)."
+
+
+def theme_option(option: str | None, cfg: Config) -> dict[str, Any]:
+    """The theme to open the UI in (``--theme``, else ``[console] theme``, else the default) and the
+    user's themes folder, as keyword arguments of the run_* functions; an unknown name exits 2."""
+    from gdnconsole.ui import theme
+
+    try:
+        name = theme.select(option, cfg)
+    except (theme.UnknownThemeError, ConfigError) as exc:
+        fail(str(exc))
+    return {"theme_name": name, "user_themes": theme.user_themes_dir(cfg)}
 
 
 # Commands whose modules pull in heavy libraries (asyncssh, rich) load only when they run: `log summarize`
@@ -72,34 +87,46 @@ class HostsGroup(click.Group):
     context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
 )
 @click.version_option(__version__, prog_name="gdnconsole")
+@click.option("--theme", "theme", metavar="NAME", help=THEME_HELP)
 @click.pass_context
-def main(ctx: click.Context) -> None:
+def main(ctx: click.Context, theme: str | None) -> None:
     """A console for SGLang on your own GPU boxes: GPU memory per rank, the live server log by startup
     stage, one-key launch with checked speculative flags, and test prompts.
 
     `gdnconsole HOST [HOST...]` opens the dashboard on those hosts (names from the hosts file, `demo`, or
     ssh targets / ~/.ssh/config aliases); plain `gdnconsole` lets you pick among the configured hosts."""
+    ctx.meta[THEME_META] = theme  # `gdnconsole --theme NAME HOST`: the command that opens the UI takes it
     if ctx.invoked_subcommand is not None:
         return
     cfg = load_config()
     if not cfg.hosts or not interactive():
         click.echo(ctx.get_help())
         return
+    themed = theme_option(theme, cfg)
     from gdnconsole.ui.app import run_dashboard  # Textual loads only when a screen is shown
 
-    run_dashboard([], choices=list(cfg.hosts.values()), config_path=str(cfg.path))
+    run_dashboard([], choices=list(cfg.hosts.values()), config_path=str(cfg.path), **themed)
+
+
+def _theme_asked(ctx: click.Context, theme: str | None) -> str | None:
+    """``--theme`` after the command, else before it (``gdnconsole --theme NAME HOST``)."""
+    before: str | None = ctx.meta.get(THEME_META)
+    return theme if theme is not None else before
 
 
 @main.command(OPEN_COMMAND, hidden=True)
 @click.argument("names", nargs=-1, required=True, metavar="HOST...")
-def open_cmd(names: tuple[str, ...]) -> None:
+@click.option("--theme", "theme", metavar="NAME", help=THEME_HELP)
+@click.pass_context
+def open_cmd(ctx: click.Context, names: tuple[str, ...], theme: str | None) -> None:
     """Open the dashboard on HOST... (one tab per host)."""
     cfg = load_config()
+    themed = theme_option(_theme_asked(ctx, theme), cfg)
     hosts = [host_named(name, cfg) for name in dict.fromkeys(names)]
     from gdnconsole.ui.app import run_dashboard
 
     # The flag form saves profiles back into the hosts file the hosts came from.
-    run_dashboard(hosts, config_path=str(cfg.path) if cfg.exists else "")
+    run_dashboard(hosts, config_path=str(cfg.path) if cfg.exists else "", **themed)
 
 
 # -- config ----------------------------------------------------------------------------------------
@@ -138,6 +165,7 @@ def config_check() -> None:
     cfg = load_config()
     if not cfg.exists:
         fail(f"no hosts file at {cfg.path} (create one with `gdnconsole config init`)")
+    theme_option(None, cfg)  # a [console] theme that names no theme file
     profiles = sum(len(h.profiles) for h in cfg.hosts.values())
     click.echo(f"{cfg.path}: ok, {len(cfg.hosts)} hosts, {profiles} profiles")
 
@@ -248,9 +276,23 @@ def _free_port(host: str) -> int:
 @click.option("--scenario", type=click.Choice(config.SIM_SCENARIOS), help="Failure to rehearse.")
 @click.option("--speed", type=click.FloatRange(min=0.01), help="Timeline speed (1.0: ~20 s startup).")
 @click.option("--plain", is_flag=True, help="Print the log instead of opening the dashboard.")
-def demo_cmd(profile_name: str | None, scenario: str | None, speed: float | None, plain: bool) -> None:
+@click.option("--theme", "theme", metavar="NAME", help=THEME_HELP)
+@click.pass_context
+def demo_cmd(
+    ctx: click.Context,
+    profile_name: str | None,
+    scenario: str | None,
+    speed: float | None,
+    plain: bool,
+    theme: str | None,
+) -> None:
     """Start SGLang on the simulated `demo` host and open the dashboard on it."""
-    host = config_file.demo_host(load_config())
+    cfg = load_config()
+    ui = not plain and interactive()
+    asked = _theme_asked(ctx, theme)
+    # Checked before the demo server starts; a configured theme matters only when a screen opens.
+    themed = theme_option(asked, cfg) if ui or asked is not None else {}
+    host = config_file.demo_host(cfg)
     assert host.simulate is not None
     table = dict(host.simulate.table)
     if scenario:
@@ -272,7 +314,7 @@ def demo_cmd(profile_name: str | None, scenario: str | None, speed: float | None
     spec = launch_spec(profile, host.python)
     log = simulated.log_path(host)
     env = simulated.environment(host)
-    if plain or not interactive():
+    if not ui:
         click.echo(f"-- {' '.join(spec.argv)}")
         click.echo(f"-- log: {log}")
         code = foreground.run(spec, env=env, cwd=simulated.workdir(host), log=log, out=sys.stdout)
@@ -281,7 +323,7 @@ def demo_cmd(profile_name: str | None, scenario: str | None, speed: float | None
 
         server = foreground.start(spec, env=env, cwd=simulated.workdir(host), log=log)
         try:
-            run_dashboard([host])
+            run_dashboard([host], **themed)
         finally:
             click.echo(f"-- stopping the demo server (pid {server.pid})")
             click.echo(f"-- demo server {foreground.stop(server)}")

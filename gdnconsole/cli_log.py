@@ -11,8 +11,10 @@ from rich.console import Console, Group
 from rich.table import Table
 from rich.text import Text
 
-from gdnconsole import logscan
+from gdnconsole import config, logscan
+from gdnconsole.cli import THEME_HELP, theme_option
 from gdnconsole.cli_common import fail
+from gdnconsole.config import Config, ConfigError
 from gdnconsole.sglang.summary import summary, track
 
 
@@ -93,16 +95,28 @@ def summarize_cmd(file: Path, as_json: bool) -> None:
     Console(highlight=False).print(render(data))
 
 
+def _view_config() -> Config:
+    """The hosts file, for its [console] theme and themes folder. The log view needs no host: a broken
+    file is a warning here, not a reason to refuse to show a log."""
+    try:
+        return config.load()
+    except ConfigError as exc:
+        click.echo(f"gdnconsole: warning: {exc} (the log view goes on without the hosts file)", err=True)
+        return Config(path=exc.path, hosts={}, exists=False)
+
+
 @log_group.command("view")
 @click.argument("file", type=click.Path(path_type=Path))
 @click.option("--follow", "-f", is_flag=True, help="Follow the file as it grows (like tail -f).")
-def view_cmd(file: Path, follow: bool) -> None:
+@click.option("--theme", "theme", metavar="NAME", help=THEME_HELP)
+def view_cmd(file: Path, follow: bool, theme: str | None) -> None:
     """Browse FILE: lines coloured by startup stage, tracebacks folded, the stage timeline beside it."""
     try:
         logscan.check_readable(file)
     except logscan.LogReadError as exc:
         fail(str(exc))
+    themed = theme_option(theme, _view_config())
     # Imported here: Textual takes a moment to import and the other log commands do not need it.
     from gdnconsole.ui.logscreen import run_log_view
 
-    run_log_view(file, follow=follow)
+    run_log_view(file, follow=follow, **themed)

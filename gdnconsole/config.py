@@ -2,7 +2,8 @@
 
 The file is ``$GDNCONSOLE_CONFIG`` or ``<user config dir>/gdnconsole/hosts.toml``. A host is reached over
 SSH (``ssh = "user@host[:port]"`` or an alias from ``~/.ssh/config``) or runs here (``local = true``), and
-may be a simulated GPU host (``simulate = {…}``). Each host carries any number of launch profiles.
+may be a simulated GPU host (``simulate = {…}``). Each host carries any number of launch profiles. A
+``[console]`` table holds the console's own settings (``theme``).
 
 Whether a profile's SGLang flags make sense together is not checked here: that is the flag checker's
 job, which knows the host's SGLang version.
@@ -44,6 +45,7 @@ SIM_SCENARIOS = (
 SIM_CHAT_FAULTS = ("none", "hang", "drop", "bad-sse", "bad-json")  # how /v1/chat/completions misbehaves
 
 _HOST_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*\Z")
+_THEME_NAME = _HOST_NAME
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _SSH_TARGET = re.compile(
     r"(?:(?P<user>[^@\s:/]+)@)?(?:\[(?P<ipv6>[0-9A-Fa-f:.]+)\]|(?P<host>[^@\s:/\[\]]+))(?::(?P<port>[^:]*))?\Z"
@@ -144,10 +146,19 @@ class Host:
 
 
 @dataclass(frozen=True)
+class Console:
+    """The ``[console]`` table: settings of the console itself, not of a host."""
+
+    theme: str | None = None  # a theme's name (a file in a `themes` folder); None: the default
+    theme_line: int | None = None  # where the file sets it, for messages
+
+
+@dataclass(frozen=True)
 class Config:
     path: Path
     hosts: Mapping[str, Host]
     exists: bool = True
+    console: Console = field(default_factory=Console)
 
     def host(self, name: str) -> Host | None:
         return self.hosts.get(name)
@@ -282,8 +293,16 @@ def _is_table(v: Any) -> bool:
     return isinstance(v, dict)
 
 
+TOP_LEVEL_KEYS = ["hosts", "console"]
+
 _PORT = _Field("an integer port from 1 to 65535", _is_int(1, 65535))
 
+CONSOLE_FIELDS: dict[str, _Field] = {
+    "theme": _Field(
+        'a theme name, e.g. "gdn-light" (a shipped theme or a NAME.toml in the themes folder)',
+        lambda v: isinstance(v, str) and _THEME_NAME.match(v) is not None,
+    ),
+}
 HOST_FIELDS: dict[str, _Field] = {
     "ssh": _Field('a string "user@host[:port]" or an alias from ~/.ssh/config', _is_str),
     "local": _Field("true or false", _is_bool),
@@ -391,10 +410,15 @@ class _Validator:
 
     def config(self, raw: Mapping[str, Any]) -> Config:
         for name in raw:
-            if name != "hosts":
-                close = difflib.get_close_matches(name, ["hosts"], n=1, cutoff=0.6)
-                hint = "did you mean 'hosts'?" if close else "hosts are tables named [hosts.NAME]"
+            if name not in TOP_LEVEL_KEYS:
+                close = difflib.get_close_matches(name, TOP_LEVEL_KEYS, n=1, cutoff=0.6)
+                hint = (
+                    f"did you mean '{close[0]}'?"
+                    if close
+                    else "hosts are tables named [hosts.NAME]; console settings go in [console]"
+                )
                 raise self.error((name,), "unknown top-level key", hint)
+        console = self.console(raw.get("console", {}))
         hosts_raw = raw.get("hosts", {})
         if not isinstance(hosts_raw, dict):
             raise self.error(("hosts",), f"expected a table of hosts, found {_shown(hosts_raw)}")
@@ -406,7 +430,15 @@ class _Validator:
                 raise self.error(key, f"expected a table describing the host, found {_shown(table)}")
             self.host_name(key, name, seen)
             hosts[name] = self.host(key, name, table)
-        return Config(path=self.path, hosts=hosts)
+        return Config(path=self.path, hosts=hosts, console=console)
+
+    def console(self, table: Any) -> Console:
+        key = ("console",)
+        if not isinstance(table, dict):
+            raise self.error(key, f"expected a table of console settings, found {_shown(table)}")
+        self.fields(key, table, CONSOLE_FIELDS)
+        theme = table.get("theme")
+        return Console(theme=theme, theme_line=self.positions.line_of((*key, "theme")) if theme else None)
 
     def host_name(self, key: KeyPath, name: str, seen: dict[str, str]) -> None:
         if not _HOST_NAME.match(name):

@@ -28,6 +28,12 @@ EXAMPLE = """\
 # (standard library only, nothing is installed there); `log` is the SGLang server log, relative to
 # `workdir` unless absolute. Each [hosts.NAME.profiles.PROFILE] table is one way to launch SGLang.
 
+# The console's own settings. `theme` picks the colours: "gdn-dark" (the default), "gdn-light",
+# "gdn-high-contrast" (for projectors and recordings), or NAME for a NAME.toml of yours in the `themes`
+# folder next to this file. `--theme NAME` on the command line wins over it.
+# [console]
+# theme = "gdn-light"
+
 [hosts.ct129]
 ssh = "root@ct129"
 python = "python3"

@@ -9,10 +9,17 @@ from pathlib import Path
 
 import pytest
 
+from gdnconsole.host.prompthistory import PROMPTS_DIR_ENV
 from gdnconsole.simhost import prepare_home
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 REAL_LOGS = SHARED / "sglang" / "logs"
+
+
+@pytest.fixture(autouse=True)
+def _prompts_dir(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The prompt panel's history files go to a folder of each test's own, never the user's data dir."""
+    monkeypatch.setenv(PROMPTS_DIR_ENV, str(tmp_path_factory.mktemp("prompts")))
 
 
 @dataclass

@@ -51,3 +51,27 @@ def test_malformed_file_is_one_line_and_exit_2(tmp_path: Path, command: list[str
         'expected an integer ≥ 1 (tensor-parallel ranks), found "two"\n'
     )
     assert result.stdout == ""
+
+
+def test_an_unknown_configured_theme_is_a_config_error(tmp_path: Path) -> None:
+    config = tmp_path / "hosts.toml"
+    config.write_text('[console]\ntheme = "solarized"\n\n[hosts.a]\nlocal = true\n')
+    result = run(["config", "check"], config)
+    assert result.returncode == 2
+    assert result.stderr == (
+        f"gdnconsole: error: {config}:2: console.theme: "
+        "no theme 'solarized' (available: gdn-dark, gdn-high-contrast, gdn-light)\n"
+    )
+
+
+def test_theme_option_lists_the_users_themes_and_exits_2_before_anything_starts(tmp_path: Path) -> None:
+    config = tmp_path / "hosts.toml"
+    (tmp_path / "themes").mkdir()
+    (tmp_path / "themes" / "mine.toml").write_text("not parsed to be listed\n")
+    for args in (["ct129", "--theme", "nope"], ["demo", "--theme", "nope"]):
+        result = run(args, config)
+        assert result.returncode == 2, args
+        assert result.stderr == (
+            "gdnconsole: error: no theme 'nope' (available: gdn-dark, gdn-high-contrast, gdn-light, mine)\n"
+        )
+        assert result.stdout == ""  # the demo server was not started

@@ -287,3 +287,40 @@ def test_unreadable_and_invalid_utf8_files(tmp_path: Path) -> None:
         config.load(path)
     with pytest.raises(ConfigError, match="found a directory"):
         config.load(tmp_path)
+
+
+# -- [console] ---------------------------------------------------------------------------------------
+
+
+def test_console_table_sets_the_theme(tmp_path: Path) -> None:
+    cfg = config.load(write(tmp_path, '[hosts.a]\nlocal = true\n\n[console]\ntheme = "gdn-light"\n'))
+    assert cfg.console == config.Console(theme="gdn-light", theme_line=5)
+    assert config.load(write(tmp_path, GOOD)).console == config.Console()
+    dotted = config.load(write(tmp_path, 'console.theme = "mine"\n'))
+    assert dotted.console.theme == "mine" and dotted.console.theme_line == 1
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "key", "problem"),
+    [
+        ("[console]\ntheme = 3\n", 2, "console.theme", 'expected a theme name, e.g. "gdn-light"'),
+        ('[console]\ntheme = ""\n', 2, "console.theme", 'found ""'),
+        ('[console]\ntheme = "../x"\n', 2, "console.theme", 'found "../x"'),
+        ('[console]\ntheme = "a"\nthem = "b"\n', 3, "console.them", "unknown key"),
+        ('console = "gdn-light"\n', 1, "console", 'expected a table of console settings, found "gdn-light"'),
+        ('[consle]\ntheme = "x"\n', 1, "consle", "unknown top-level key"),
+    ],
+)
+def test_console_table_errors_name_line_and_key(
+    tmp_path: Path, text: str, line: int, key: str, problem: str
+) -> None:
+    err = error_of(tmp_path, text)
+    assert (err.line, err.key) == (line, key)
+    assert problem in err.problem
+
+
+def test_unknown_top_level_keys_suggest_console(tmp_path: Path) -> None:
+    err = error_of(tmp_path, '[consle]\ntheme = "x"\n')
+    assert err.hint == "did you mean 'console'?"
+    err = error_of(tmp_path, "zzz = 1\n")
+    assert err.hint is not None and "[console]" in err.hint and "[hosts.NAME]" in err.hint

@@ -22,6 +22,7 @@ from typing import Any, Literal
 import platformdirs
 
 from gdnconsole.config import APP_NAME
+from gdnconsole.host.jsonlines import append_json_line
 from gdnconsole.sglang.launch import redact
 
 JOURNAL_DIR_ENV = "GDNCONSOLE_JOURNAL_DIR"
@@ -112,15 +113,7 @@ class Journal:
         self._append(attempt)
 
     def _append(self, attempt: Attempt) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        line = (json.dumps(attempt.to_json(), ensure_ascii=False) + "\n").encode("utf-8")
-        with self.path.open("a+b") as fh:
-            fh.seek(0, os.SEEK_END)
-            if fh.tell() > 0:
-                fh.seek(-1, os.SEEK_END)
-                if fh.read(1) != b"\n":
-                    line = b"\n" + line  # a line torn by a crash stays alone, unreadable, not glued to ours
-            fh.write(line)
+        append_json_line(self.path, attempt.to_json())
 
     def to_markdown(self) -> str:
         return to_markdown(self.host, self.attempts())

@@ -176,8 +176,11 @@ class HostSession:
             if remaining <= 0:
                 return False
             self._changed.clear()
+            # asyncio.timeout, not wait_for: 3.11's wait_for can hold a cancelled caller until the
+            # timeout (a prober cancelled while waiting an hour kept its session's run() from ending).
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._changed.wait(), remaining)
+                async with asyncio.timeout(remaining):
+                    await self._changed.wait()
         return True
 
     # -- the link ----------------------------------------------------------------------------------

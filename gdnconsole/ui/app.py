@@ -9,17 +9,19 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
-from textual.app import App, SystemCommand
+from textual.app import SystemCommand
 from textual.screen import Screen
 
 from gdnconsole.config import Host
 from gdnconsole.host.session import HostSession
 from gdnconsole.ui import theme
 from gdnconsole.ui.commands import binding_commands
-from gdnconsole.ui.dashboard import DASHBOARD_KEYMAP, DashboardScreen
+from gdnconsole.ui.dashboard import DASHBOARD_KEYMAP, DashboardScreen, HostChanged
 from gdnconsole.ui.hostpicker import HostPickerScreen
 from gdnconsole.ui.logpane import POLL_S
+from gdnconsole.ui.logscreen import ThemedApp, warn_theme_errors
 from gdnconsole.ui.statusbar import Clock
+from gdnconsole.ui.theme import ThemeSet
 
 SessionFactory = Callable[[Host, int], HostSession]
 
@@ -34,7 +36,7 @@ def mirror_sessions(directory: Path) -> SessionFactory:
     return make
 
 
-class DashboardApp(App[None]):
+class DashboardApp(ThemedApp):
     TITLE = "gdnconsole"
 
     def __init__(
@@ -47,14 +49,16 @@ class DashboardApp(App[None]):
         start: bool = True,
         clock: Clock = time.time,
         theme_name: str = theme.DEFAULT_THEME,
+        themes: ThemeSet | None = None,
         poll_interval: float | None = POLL_S,
         readonly: bool = False,
         journal_dir: Path | None = None,
     ) -> None:
         """Open ``sessions`` at once, or let the user pick among ``choices`` (``factory`` makes their
         sessions). ``start``: run the sessions (False for state set by hand); ``clock``: for uptimes;
+        ``theme_name``, ``themes``: the theme to start in and those offered (ThemedApp);
         ``readonly``: no launch, relaunch or stop; ``journal_dir``: the launch journals' folder."""
-        super().__init__()
+        super().__init__(theme_name, themes)
         if not sessions and (not choices or factory is None):
             raise ValueError("give sessions, or choices and a factory")
         self.sessions = list(sessions)
@@ -67,9 +71,6 @@ class DashboardApp(App[None]):
         self.readonly = readonly
         self.journal_dir = journal_dir
         self.set_keymap(DASHBOARD_KEYMAP)
-        textual_theme, self.palette = theme.load(theme_name)
-        self.register_theme(textual_theme)
-        self.theme = textual_theme.name
         self._set_titles()
 
     def _set_titles(self) -> None:
@@ -102,6 +103,15 @@ class DashboardApp(App[None]):
         self._set_titles()
         self.push_screen(self._dashboard())
 
+    def repaint_palette(self) -> None:
+        super().repaint_palette()
+        # The status bars, GPU messages and overview rows are text built from the session's state in the
+        # palette's colours: build them again, as for any change the session reports.
+        for screen in self.screen_stack:
+            if isinstance(screen, DashboardScreen):
+                for index in range(len(screen.sessions)):
+                    screen.post_message(HostChanged(index))
+
     @property
     def dashboard(self) -> DashboardScreen:
         screen = next((s for s in self.screen_stack if isinstance(s, DashboardScreen)), None)
@@ -118,9 +128,28 @@ class DashboardApp(App[None]):
         self.exit()
 
 
-def run_dashboard(hosts: Sequence[Host], *, choices: Sequence[Host] = (), config_path: str = "") -> None:
-    """Open the dashboard on ``hosts`` (or the picker over ``choices`` when ``hosts`` is empty)."""
+def run_dashboard(
+    hosts: Sequence[Host],
+    *,
+    choices: Sequence[Host] = (),
+    config_path: str = "",
+    theme_name: str = theme.DEFAULT_THEME,
+    user_themes: Path | None = None,
+) -> None:
+    """Open the dashboard on ``hosts`` (or the picker over ``choices`` when ``hosts`` is empty), in
+    ``theme_name`` (the caller checked it exists), offering the shipped themes and those in
+    ``user_themes``."""
+    themes = theme.load_all(user_themes)
+    warn_theme_errors(themes, theme_name)
     with tempfile.TemporaryDirectory(prefix="gdnconsole-") as tmp:
         factory = mirror_sessions(Path(tmp))
         sessions = [factory(host, i) for i, host in enumerate(hosts)]
-        DashboardApp(sessions, choices=choices, factory=factory, config_path=config_path).run()
+        app = DashboardApp(
+            sessions,
+            choices=choices,
+            factory=factory,
+            config_path=config_path,
+            theme_name=theme_name,
+            themes=themes,
+        )
+        app.run()

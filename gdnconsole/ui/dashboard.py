@@ -34,6 +34,7 @@ from gdnconsole.ui.journalscreen import JournalResult, JournalScreen
 from gdnconsole.ui.launchcontrol import LaunchControl
 from gdnconsole.ui.logpane import POLL_S, LogPane
 from gdnconsole.ui.logscreen import log_help_sections
+from gdnconsole.ui.promptpanel import RECALL_KEYS, PromptScreen
 from gdnconsole.ui.statusbar import Clock, overview_text
 from gdnconsole.ui.theme import LogPalette
 
@@ -121,6 +122,7 @@ class DashboardScreen(Screen[None]):
         Binding("R", "relaunch", "Relaunch", id="dash.relaunch"),
         Binding("S", "stop", "Stop server", id="dash.stop"),
         Binding("j", "journal", "Journal", id="dash.journal"),
+        Binding("p", "prompt", "Prompt", id="dash.prompt"),
         Binding("g", "toggle_gpus", "Show / hide the GPU panel", show=False, id="dash.gpus"),
         Binding("question_mark,f1", "help", "Help", key_display="?", id="dash.help"),
         Binding("q", "quit", "Quit", id="dash.quit"),
@@ -370,6 +372,10 @@ class DashboardScreen(Screen[None]):
             self.profiles[index] = result.profile
             self.launches.relaunch(index, result.profile)
 
+    def action_prompt(self) -> None:
+        """The prompt panel on the active host: test prompts, bursts, decode figures over time."""
+        self.app.push_screen(PromptScreen(self.sessions[self.active_index]))
+
     # -- help and quit ---------------------------------------------------------------------------------
 
     def action_help(self) -> None:
@@ -381,6 +387,7 @@ class DashboardScreen(Screen[None]):
             *log_help_sections([]),
             ("flag form (e)", form),
             ("journal (j)", journal),
+            ("prompt panel (p)", [*PromptScreen.BINDINGS, *RECALL_KEYS]),
             ("confirmations", ConfirmScreen.BINDINGS),
             ("new profile name", AskNameScreen.BINDINGS),
             ("host key dialog", HostKeyScreen.BINDINGS),

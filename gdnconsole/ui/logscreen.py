@@ -1,7 +1,9 @@
-"""`gdnconsole log view FILE [--follow]`: the log pane on one file, with help, quit and the footer."""
+"""`gdnconsole log view FILE [--follow]`: the log pane on one file, with help, quit and the footer; and
+ThemedApp, the base of this app and the dashboard's: themes registered, chosen and switched at runtime."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import ClassVar
 
@@ -17,10 +19,18 @@ from gdnconsole.ui.help import HelpScreen, Section
 from gdnconsole.ui.logpane import POLL_S, LogPane, StatusBar
 from gdnconsole.ui.logview import LogView
 from gdnconsole.ui.prompts import FilterScreen, SearchScreen
-from gdnconsole.ui.theme import LogPalette
+from gdnconsole.ui.theme import DEFAULT_THEME, LogPalette, ThemeSet
 from gdnconsole.ui.timeline import Timeline, TimelineData
 
-__all__ = ["LogScreen", "LogViewApp", "StatusBar", "log_help_sections", "run_log_view"]
+__all__ = [
+    "LogScreen",
+    "LogViewApp",
+    "StatusBar",
+    "ThemedApp",
+    "log_help_sections",
+    "run_log_view",
+    "warn_theme_errors",
+]
 
 
 def log_help_sections(screen_bindings: list[BindingType]) -> list[Section]:
@@ -111,7 +121,53 @@ class LogScreen(Screen[None]):
         self.app.exit()
 
 
-class LogViewApp(App[None]):
+class ThemedApp(App[None]):
+    """An app in gdnconsole's themes: every theme registered (so Textual's "Change theme" command lists
+    them, and only them: each has its log colours), one log palette that the widgets share and that
+    follows the theme, and what was wrong with broken theme files shown as a toast."""
+
+    def __init__(self, theme_name: str = DEFAULT_THEME, themes: ThemeSet | None = None) -> None:
+        """``theme_name``: the theme to start in (the default when its file is broken; an unknown name
+        raises UnknownThemeError); ``themes``: the themes to offer (None: the shipped ones)."""
+        super().__init__()
+        self.themes = themes if themes is not None else theme.load_all()
+        chosen = self.themes.get(theme_name)
+        self.theme_errors = self.themes.messages(theme_name)
+        for loaded in self.themes.themes.values():
+            self.register_theme(loaded.theme)
+        self.palette: LogPalette = chosen.palette.copy()
+        self.theme = chosen.name
+        for name in set(self.available_themes) - set(self.themes.themes):
+            self.unregister_theme(name)  # Textual's own: they have no log colours
+
+    def on_mount(self) -> None:
+        for message in self.theme_errors:
+            self.notify(message, title="Theme", severity="error", timeout=20)
+
+    def watch_theme(self, name: str) -> None:
+        loaded = self.themes.themes.get(name)
+        if loaded is None or not hasattr(self, "palette"):  # not one of ours, or set before __init__ ends
+            return
+        self.palette.assign(loaded.palette)
+        if self.is_running:
+            self.call_after_refresh(self.repaint_palette)
+
+    def repaint_palette(self) -> None:
+        """Draw again what was drawn in the old palette's colours (the CSS colours follow by themselves)."""
+        for screen in self.screen_stack:
+            for timeline in screen.query(Timeline):
+                timeline.show(timeline.data)  # a Static: its text was built in the old colours
+            for widget in screen.query("*"):
+                widget.refresh()  # the log lines and the GPU bars take the palette's colours as they paint
+
+
+def warn_theme_errors(themes: ThemeSet, chosen: str) -> None:
+    """Broken theme files, on stderr before the screen takes the terminal (the app shows them too)."""
+    for message in themes.messages(chosen):
+        print(f"gdnconsole: warning: {message}", file=sys.stderr)
+
+
+class LogViewApp(ThemedApp):
     """The `log view` app: one LogScreen on one file."""
 
     TITLE = "gdnconsole log view"
@@ -121,16 +177,14 @@ class LogViewApp(App[None]):
         path: Path,
         *,
         follow: bool = False,
-        theme_name: str = theme.DEFAULT_THEME,
+        theme_name: str = DEFAULT_THEME,
+        themes: ThemeSet | None = None,
         poll_interval: float | None = POLL_S,
     ) -> None:
-        super().__init__()
+        super().__init__(theme_name, themes)
         self.path = path
         self.follow = follow
         self.poll_interval = poll_interval
-        textual_theme, self.palette = theme.load(theme_name)
-        self.register_theme(textual_theme)
-        self.theme = textual_theme.name
         self.sub_title = str(path)
 
     def on_mount(self) -> None:
@@ -145,6 +199,11 @@ class LogViewApp(App[None]):
         return screen
 
 
-def run_log_view(path: Path, follow: bool = False) -> None:
-    """Open the log view on ``path`` (the caller checked it is a readable text file)."""
-    LogViewApp(path, follow=follow).run()
+def run_log_view(
+    path: Path, follow: bool = False, *, theme_name: str = DEFAULT_THEME, user_themes: Path | None = None
+) -> None:
+    """Open the log view on ``path`` (the caller checked it is a readable text file) in ``theme_name``
+    (the caller checked it exists), offering the shipped themes and those in ``user_themes``."""
+    themes = theme.load_all(user_themes)
+    warn_theme_errors(themes, theme_name)
+    LogViewApp(path, follow=follow, theme_name=theme_name, themes=themes).run()

@@ -13,7 +13,7 @@ from rich.style import Style
 from rich.text import Text
 from textual.widgets import Static
 
-from gdnconsole.chat import Health
+from gdnconsole.chatmodel import Health
 from gdnconsole.host.link import LinkState
 from gdnconsole.host.session import HostSession
 from gdnconsole.sglang.stages import Severity, Stage

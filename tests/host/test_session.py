@@ -169,6 +169,16 @@ async def test_unknown_host_is_not_connected_until_accepted(tmp_path: Path, sshd
         assert await session.wait_until(lambda: session.link is LinkState.CONNECTED, 10), session.link_message
 
 
+async def test_run_ends_at_once_when_the_link_needs_the_user(tmp_path: Path, sshd: SshdHost) -> None:
+    """An unknown host key ends run() (with its prober) at once: the dashboard asks, then runs it again."""
+    known = tmp_path / "known_hosts"
+    session = HostSession(
+        sim_host(tmp_path, ssh=sshd), ssh=target(sshd, known_hosts=known), backoff=FAST_BACKOFF
+    )
+    await asyncio.wait_for(session.run(), 10)
+    assert session.link is LinkState.UNKNOWN_HOST
+
+
 async def test_changed_host_key_is_refused(tmp_path: Path, asyncssh_host: AsyncsshHost) -> None:
     await asyncssh_host.restart(new_host_key=True)  # known_hosts still holds the first key
     before = asyncssh_host.known_hosts.read_text()

@@ -88,7 +88,10 @@ async def test_launch_then_stop_with_confirmation(tmp_path: Path) -> None:
         await connect(pilot, app)
         pid = await launch_ready(pilot, app)
         attempts = journal_of(app).attempts()
-        assert [(a.number, a.outcome, a.pid) for a in attempts] == [(1, "ready", pid)]
+        assert [(a.number, a.outcome in ("ready", "verified"), a.pid) for a in attempts] == [(1, True, pid)]
+        # The verification prompt follows ready: a real answer makes the attempt "verified".
+        assert await until(pilot, lambda: journal_of(app).attempts()[-1].outcome == "verified", 30)
+        assert await until(pilot, lambda: "✔ attempt 1 verified" in status_text(app), 5), status_text(app)
         await pilot.press("L")  # a server runs: L does not start another
         await pilot.pause()
         assert len(journal_of(app).attempts()) == 1
@@ -104,7 +107,7 @@ async def test_launch_then_stop_with_confirmation(tmp_path: Path) -> None:
         assert await until(pilot, lambda: app.screen.id == "confirm-stop", 5)
         await pilot.press("y")
         assert await until(pilot, lambda: session_of(app).server is None, 40)
-        assert await until(pilot, lambda: journal_of(app).attempts()[-1].outcome in ("ready", "stopped"), 5)
+        assert journal_of(app).attempts()[-1].outcome == "verified"  # what it reached; stopping keeps it
         await session_of(app).stop()
 
 
@@ -124,14 +127,14 @@ async def test_relaunch_shows_the_flag_diff_and_replaces_the_server(tmp_path: Pa
 
         def ready_again() -> bool:
             seen.append(status_text(app))
-            return "✔ attempt 2 ready" in seen[-1]
+            return "✔ attempt 2 ready" in seen[-1] or "✔ attempt 2 verified" in seen[-1]
 
         assert await until(pilot, ready_again, 60), said(app)
         assert any("◐ relaunch: " in line for line in seen)  # the stages went by in the status bar
         new = session_of(app).launched_pid
         assert new is not None and new != old
         attempts = journal_of(app).attempts()
-        assert [a.outcome for a in attempts] == ["ready", "ready"]
+        assert all(a.outcome in ("ready", "verified") for a in attempts) and len(attempts) == 2
         assert "+ --mem-fraction-static 0.8" in attempts[-1].diff
         await session_of(app).stop()
 

@@ -1,0 +1,22 @@
+"""Append-only JSON-lines files (the launch journal, the prompt history): one object per line, and a
+console that dies mid-write loses at most that line."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+
+def append_json_line(path: Path, record: dict[str, Any]) -> None:
+    """Append one JSON line; a line torn by an earlier crash stays alone, unreadable, not glued to ours."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    line = (json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8")
+    with path.open("a+b") as fh:
+        fh.seek(0, os.SEEK_END)
+        if fh.tell() > 0:
+            fh.seek(-1, os.SEEK_END)
+            if fh.read(1) != b"\n":
+                line = b"\n" + line
+        fh.write(line)

@@ -1,0 +1,89 @@
+"""Rich styles in the colours of the app's Textual theme, for text built as ``rich.text.Text`` (model output
+and figures are data, never markup, so they cannot take colours from CSS variables inline)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from rich.style import Style
+from rich.text import Text
+from textual.app import App
+from textual.widget import Widget
+
+from gdnconsole.textsafe import visible
+
+
+@dataclass(frozen=True)
+class Tones:
+    good: Style
+    bad: Style
+    warn: Style
+    accent: Style
+    primary: Style
+    value: Style  # a figure
+    label: Style  # the name beside a figure
+    muted: Style
+
+    @classmethod
+    def of(cls, app: App[object]) -> Tones:
+        colours = app.theme_variables
+
+        def colour(name: str, fallback: str) -> Style:
+            return Style(color=colours.get(name, fallback))
+
+        return cls(
+            good=colour("success", "green") + Style(bold=True),
+            bad=colour("error", "red") + Style(bold=True),
+            warn=colour("warning", "yellow") + Style(bold=True),
+            accent=colour("accent", "yellow"),
+            primary=colour("primary", "blue"),
+            value=colour("foreground", "white") + Style(bold=True),
+            label=Style(dim=True),
+            muted=Style(dim=True),
+        )
+
+
+def model_text(text: str) -> str:
+    """Text from a model, safe to show: every control character visible, except newlines and tabs."""
+    return "\n".join(visible(line) for line in text.split("\n"))
+
+
+def ms(value: float | None) -> str:
+    """``212 ms``, ``12.4 s`` (a time in milliseconds, in the unit a reader takes in at a glance)."""
+    if value is None:
+        return "—"
+    return f"{value:.0f} ms" if value < 10_000 else f"{value / 1000:.1f} s"
+
+
+def seconds(value_ms: float | None) -> str:
+    """``1.52 s``: a total time."""
+    return "—" if value_ms is None else f"{value_ms / 1000:.2f} s"
+
+
+def rate(value: float | None) -> str:
+    return "—" if value is None else f"{value:.1f} tok/s"
+
+
+def styled(text: str, style: Style) -> Text:
+    """A Text that starts with ``text`` in ``style`` (unlike ``Text(text, style)``, whose style would be the
+    base of everything appended to it)."""
+    out = Text()
+    out.append(text, style)
+    return out
+
+
+class Repaints:
+    """For a widget whose text is built in the theme's colours: it remembers how it last painted itself,
+    to paint the same again in a new theme's colours."""
+
+    _again: Callable[[], None] | None = None
+
+    @property
+    def tones(self) -> Tones:
+        assert isinstance(self, Widget)
+        return Tones.of(self.app)
+
+    def repaint(self) -> None:
+        if self._again is not None:
+            self._again()
