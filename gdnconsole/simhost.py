@@ -38,6 +38,8 @@ def sim_environment(home: Path, base: Mapping[str, str] | None = None) -> dict[s
         paths.append(base["PYTHONPATH"])
     return {
         HOME_ENV: str(home),
+        # The agent of this simulated host sees only the processes started for it (the same home).
+        "GDNCONSOLE_AGENT_SCOPE": HOME_ENV,
         "PYTHONPATH": os.pathsep.join(paths),
         "PATH": os.pathsep.join([str(SIM_DIR / "bin"), base.get("PATH", os.defpath)]),
     }

@@ -75,7 +75,9 @@ Agent -> console:
   or ``sglang serve``; its children have an ``sglang::`` process title (argv[0]). ``port`` and ``host``
   are the ``--port``/``--host`` arguments or SGLang's defaults (30000, 127.0.0.1); a port that is not a
   number is null. ``env`` holds CUDA_VISIBLE_DEVICES and the SGLANG_*/SGL_* variables, less any whose
-  name looks like a secret (KEY, TOKEN...); null when /proc/PID/environ is not ours to read.
+  name looks like a secret (KEY, TOKEN...); null when /proc/PID/environ is not ours to read. With
+  ``GDNCONSOLE_AGENT_SCOPE=NAME`` in the agent's environment only processes whose NAME has the agent's
+  value are listed (simulated hosts sharing one machine).
 - ``{"type": "log", "path", "inode", "offset": START, "end": END, "data": str, "size": FILE_SIZE}``:
   bytes ``[START, END)`` of the file, complete lines only, decoded as UTF-8 with replacement (offsets
   count bytes). A partial last line is held until its newline arrives, unless it grows past 1 MiB.
@@ -135,6 +137,9 @@ LOG_LINE_MAX = 1024 * 1024  # a partial line this long is sent without waiting f
 SMI_TIMEOUT_S = 10.0  # nvidia-smi can hang on a wedged driver; the agent must not
 PROC_YOUNG_S = 30.0  # a process this new may still exec or set its title: re-read its cmdline every scan
 PROC_FULL_RESCAN_S = 10.0  # every cmdline is re-read this often (pid reuse, late titles)
+# Names a variable of the agent's environment: only processes with the same value of it are this host's
+# (several simulated hosts on one machine, each with its own GDNSIM_HOME; unset on a real host).
+SCOPE_ENV = "GDNCONSOLE_AGENT_SCOPE"
 SGLANG_PORT = 30000  # SGLang's --port and --host defaults
 SGLANG_HOST = "127.0.0.1"
 TITLE_PREFIX = "sglang::"
@@ -276,6 +281,20 @@ def read_environ(pid: int) -> dict[str, str] | None:
         if eq and wanted_env(key):
             env[key] = value
     return env
+
+
+def environ_has(pid: int, item: bytes) -> bool:
+    """Whether /proc/PID/environ holds ``NAME=VALUE`` exactly (False when it is not ours to read)."""
+    raw = read_bytes(f"/proc/{pid}/environ", 4 << 20)
+    return raw is not None and item in raw.split(b"\0")
+
+
+def process_scope() -> bytes | None:
+    """The ``NAME=VALUE`` a process must share with the agent to be seen (SCOPE_ENV), or None."""
+    name = os.environ.get(SCOPE_ENV)
+    if not name:
+        return None
+    return (name + "=" + os.environ.get(name, "")).encode("utf-8", "replace")
 
 
 def wanted_env(key: str) -> bool:
@@ -439,10 +458,11 @@ def list_pids() -> list[int]:
 class Scanner:
     """Turns the process table into the ``processes`` message: servers, their children, orphans."""
 
-    def __init__(self, boot: float, ticks: int) -> None:
+    def __init__(self, boot: float, ticks: int, scope: bytes | None = None) -> None:
         self.table = ProcessTable()
         self.boot = boot
         self.ticks = ticks
+        self.scope = scope  # NAME=VALUE a process must have to be this host's (None: every process)
 
     def epoch(self, start_ticks: int) -> float:
         return round(self.boot + start_ticks / float(self.ticks), 2)
@@ -454,6 +474,8 @@ class Scanner:
         titled = []
         for pid, argv in argvs.items():
             if is_server(argv) or title_of(argv) is not None:
+                if self.scope is not None and not environ_has(pid, self.scope):
+                    continue
                 stat = read_stat(pid)
                 if stat is None:
                     continue
@@ -1195,7 +1217,7 @@ class Agent:
     def __init__(self, writer: Writer) -> None:
         self.send = writer.send
         self.gpus = Gpus()
-        self.scanner = Scanner(boot_time(), clock_ticks())
+        self.scanner = Scanner(boot_time(), clock_ticks(), process_scope())
         self.interval = 0.0
         self.next_sample: float | None = None
         self.follower: Follower | None = None

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
+from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -24,19 +25,17 @@ from gdnconsole.config import Profile
 from gdnconsole.host.journal import Journal
 from gdnconsole.host.link import LinkState
 from gdnconsole.host.session import HostSession
-from gdnconsole.ui.askname import AskNameScreen
-from gdnconsole.ui.confirm import ConfirmScreen
-from gdnconsole.ui.flagform import FlagFormScreen, FormResult
-from gdnconsole.ui.help import HelpScreen
-from gdnconsole.ui.hostkey import HostKeyScreen
 from gdnconsole.ui.hostpane import HostPane
-from gdnconsole.ui.journalscreen import JournalResult, JournalScreen
-from gdnconsole.ui.launchcontrol import LaunchControl
 from gdnconsole.ui.logpane import POLL_S, LogPane
-from gdnconsole.ui.logscreen import log_help_sections
-from gdnconsole.ui.promptpanel import RECALL_KEYS, PromptScreen
 from gdnconsole.ui.statusbar import Clock, overview_text
 from gdnconsole.ui.theme import LogPalette
+
+# The screens behind a key (the form with SGLang's flag tables, the journal, the prompt panel, launching)
+# load when first opened: the first frame must not wait for them (bench/bench_first_frame.py).
+if TYPE_CHECKING:
+    from gdnconsole.ui.flagform import FormResult
+    from gdnconsole.ui.journalscreen import JournalResult
+    from gdnconsole.ui.launchcontrol import LaunchControl
 
 # The dashboard's `e` edits the launch flags; the log pane's "first error" moves to `E` here (the log
 # view keeps `e`). Applied as the app's keymap, so footer, help and palette all say `E`.
@@ -150,8 +149,7 @@ class DashboardScreen(Screen[None]):
         self.journals: dict[int, Journal] = {}
         # The profile L and R launch, per host: the host's default until the form or the journal picks one.
         self.profiles: dict[int, Profile] = {}
-        self.launches = LaunchControl(self, self.sessions, self.journal, self._launch_changed, self.open_form,
-                                      clock)  # fmt: skip
+        self._launches: LaunchControl | None = None
         self.palette = palette
         self.clock = clock
         self.start = start  # False: the sessions' state is set by the caller (snapshots)
@@ -183,11 +181,17 @@ class DashboardScreen(Screen[None]):
     def on_mount(self) -> None:
         for i, session in enumerate(self.sessions):
             session.subscribe(self._listener(i))
-            if self.start:
-                self._run(i)
+        if self.start:
+            # After the first frame: connecting loads asyncssh (~0.15 s) on this loop, and the screen
+            # must be up before any link is.
+            self.call_after_refresh(self._run_all)
         self._paint_overview()
         self.set_interval(TICK_S, self._tick)
         self.call_after_refresh(self._focus_log)
+
+    def _run_all(self) -> None:
+        for i in range(len(self.sessions)):
+            self._run(i)
 
     def _listener(self, index: int) -> Callable[[str], None]:
         """Called on the loop's thread by the session: post, never block."""
@@ -222,15 +226,29 @@ class DashboardScreen(Screen[None]):
         self.launches.exited(message.index)
         self._launch_changed(message.index)
 
+    @property
+    def launches(self) -> LaunchControl:
+        if self._launches is None:
+            from gdnconsole.ui.launchcontrol import LaunchControl
+
+            self._launches = LaunchControl(
+                self, self.sessions, self.journal, self._launch_changed, self.open_form, self.clock
+            )
+        return self._launches
+
+    def _launch_note(self, index: int) -> Text | None:
+        """What the status bar says about launching (nothing before the first launch key)."""
+        return self._launches.note(index) if self._launches is not None else None
+
     def _launch_changed(self, index: int) -> None:
         pane = self.host_pane(index)
-        pane.launch_note = self.launches.note(index)
+        pane.launch_note = self._launch_note(index)
         pane.refresh_host()
         self._paint_overview()
 
     def _tick(self) -> None:
         for i in range(len(self.sessions)):
-            self.host_pane(i).launch_note = self.launches.note(i)
+            self.host_pane(i).launch_note = self._launch_note(i)
             self.host_pane(i).refresh_host()
         self._paint_overview()
 
@@ -283,6 +301,8 @@ class DashboardScreen(Screen[None]):
             return
         self.asking.add(index)
         self.show_host(index)
+        from gdnconsole.ui.hostkey import HostKeyScreen
+
         dialog = HostKeyScreen(session.host.name, fingerprint, session.link_message or "")
         self.app.push_screen(dialog, lambda accept: self._host_key_answered(index, fingerprint, accept))
 
@@ -336,6 +356,8 @@ class DashboardScreen(Screen[None]):
 
     def open_form(self, index: int, profile: Profile, field: str | None) -> None:
         self.show_host(index)
+        from gdnconsole.ui.flagform import FlagFormScreen
+
         form = FlagFormScreen(self.sessions[index], profile, config_path=self.config_path, focus_field=field,
                               readonly=self.readonly)  # fmt: skip
         self.app.push_screen(form, lambda result: self._form_closed(index, result))
@@ -359,6 +381,8 @@ class DashboardScreen(Screen[None]):
         self.launches.stop(self.active_index)
 
     def action_journal(self) -> None:
+        from gdnconsole.ui.journalscreen import JournalScreen
+
         index = self.active_index
         screen = JournalScreen(self.journal(index), self.profile(index), readonly=self.readonly)
         self.app.push_screen(screen, lambda result: self._journal_closed(index, result))
@@ -374,11 +398,22 @@ class DashboardScreen(Screen[None]):
 
     def action_prompt(self) -> None:
         """The prompt panel on the active host: test prompts, bursts, decode figures over time."""
+        from gdnconsole.ui.promptpanel import PromptScreen
+
         self.app.push_screen(PromptScreen(self.sessions[self.active_index]))
 
     # -- help and quit ---------------------------------------------------------------------------------
 
     def action_help(self) -> None:
+        from gdnconsole.ui.askname import AskNameScreen
+        from gdnconsole.ui.confirm import ConfirmScreen
+        from gdnconsole.ui.flagform import FlagFormScreen
+        from gdnconsole.ui.help import HelpScreen
+        from gdnconsole.ui.hostkey import HostKeyScreen
+        from gdnconsole.ui.journalscreen import JournalScreen
+        from gdnconsole.ui.logscreen import log_help_sections
+        from gdnconsole.ui.promptpanel import RECALL_KEYS, PromptScreen
+
         own = [b for b in self.BINDINGS if not (self.readonly and _action(b) in LAUNCH_ACTIONS)]
         journal = [b for b in JournalScreen.BINDINGS if not (self.readonly and _action(b) == "rerun")]
         form = [b for b in FlagFormScreen.BINDINGS if not (self.readonly and _action(b) == "launch")]

@@ -141,6 +141,18 @@ async def test_local_host_sees_gpus_server_ranks_and_stages(tmp_path: Path, sim_
         assert all(g["used_mib"] > 20_000 for g in status["gpus"])
 
 
+async def test_simulated_hosts_on_one_machine_see_only_their_own_servers(tmp_path: Path, sim_server) -> None:
+    ours = sim_host(tmp_path / "a")
+    theirs = sim_host(tmp_path / "b")
+    server = sim_server(theirs)
+    session = HostSession(ours, sample_interval=0.1, backoff=FAST_BACKOFF)
+    other = HostSession(theirs, sample_interval=0.1, backoff=FAST_BACKOFF)
+    async with running(session), running(other):
+        assert await other.wait_until(lambda: bool(other.server and other.server["pid"] == server.pid), 30)
+        assert await session.wait_until(lambda: session.processes_seen, 10)
+        assert session.server is None and session.orphans == []
+
+
 async def test_over_real_sshd(tmp_path: Path, sshd: SshdHost) -> None:
     host = sim_host(tmp_path, ssh=sshd)
     session = HostSession(host, ssh=target(sshd), sample_interval=0.1, backoff=FAST_BACKOFF)
