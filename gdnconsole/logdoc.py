@@ -120,7 +120,8 @@ def matcher(pattern: str) -> Callable[[bytes, int], int]:
 
 def display_text(raw: str) -> str:
     """What the view shows of a raw line: its last tqdm state, control characters made visible."""
-    return textsafe.visible(textsafe.last_carriage_state(raw[:DISPLAY_CAP])).expandtabs(4)
+    shown = textsafe.last_carriage_state(raw[:DISPLAY_CAP])
+    return textsafe.visible(textsafe.without_secrets(shown)).expandtabs(4)
 
 
 def _without_rank(text: str, rank: str | None) -> str:

@@ -22,6 +22,35 @@ def visible(text: str) -> str:
     return _CONTROL.sub(_caret, text)
 
 
+# SGLang prints its API keys in the args dump (``api_key='…'``) and operators pass them as flags: the
+# console shows neither (the hash part still tells two keys apart).
+_SECRET = re.compile(
+    r"(?P<name>\b(?:admin_)?api_key=|--(?:admin-)?api-key[= ])"
+    r"(?P<quote>['\"]?)(?P<value>[^'\"\s,)]+)(?P=quote)"
+)
+
+
+def _mask(match: re.Match[str]) -> str:
+    import hashlib
+
+    digest = hashlib.sha256(match["value"].encode()).hexdigest()[:6]
+    return f"{match['name']}{match['quote']}<redacted:{digest}>{match['quote']}"
+
+
+def without_secrets(text: str) -> str:
+    """``text`` with API keys masked (``api_key='s3cret'`` → ``api_key='<redacted:1ec1c2>'``)."""
+    if "api_key=" not in text and "api-key" not in text:
+        return text  # the common case costs two substring searches
+    return _SECRET.sub(_mask_unless_empty, text)
+
+
+def _mask_unless_empty(match: re.Match[str]) -> str:
+    value = match["value"]
+    if value.startswith("<redacted:") or (value == "None" and not match["quote"]):
+        return match.group()  # already masked, or no key at all
+    return _mask(match)
+
+
 def last_carriage_state(line: str) -> str:
     """What a terminal would show for a line rewritten with ``\\r`` (a tqdm bar): its last state."""
     if "\r" not in line:

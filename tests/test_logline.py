@@ -312,3 +312,16 @@ def test_no_line_content_crashes_the_parser(text: str) -> None:
 def test_markup_and_escapes_stay_literal(payload: str) -> None:
     parsed = logline.parse(f"[2026-07-14 10:40:24 TP0] {payload}")
     assert parsed.message == payload and parsed.rank == "TP0"
+
+
+def test_api_keys_never_show() -> None:
+    from gdnconsole.logdoc import display_text
+
+    dump = (
+        "[2026-11-30 09:00:01] server_args=ServerArgs(model_path='m', api_key='s3cret', admin_api_key=None)"
+    )
+    shown = display_text(dump)
+    assert "s3cret" not in shown and "api_key='<redacted:" in shown and "admin_api_key=None" in shown
+    argv = display_text("python3 -m sglang.launch_server --api-key s3cret --admin-api-key=k2 --port 1")
+    assert "s3cret" not in argv and "k2 " not in argv and argv.count("<redacted:") == 2
+    assert display_text("no secrets here") == "no secrets here"

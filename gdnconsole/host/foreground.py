@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TextIO
 
 from gdnconsole.sglang.launch import LaunchSpec
-from gdnconsole.textsafe import last_carriage_state, visible
+from gdnconsole.textsafe import last_carriage_state, visible, without_secrets
 
 POLL_S = 0.1  # how often the log is read: the demo is watched by a person, not timed
 STOP_GRACE_S = 30.0
@@ -70,11 +70,11 @@ def start(spec: LaunchSpec, *, env: Mapping[str, str], cwd: Path, log: Path) -> 
             env={**os.environ, **env, **spec.env},
             cwd=cwd,
             start_new_session=True,
-            preexec_fn=_terminate_with_parent,
+            preexec_fn=terminate_with_parent,
         )
 
 
-def _terminate_with_parent() -> None:
+def terminate_with_parent() -> None:
     """In the child, before exec: ask Linux for SIGTERM when the parent dies (prctl PR_SET_PDEATHSIG)."""
     libc = ctypes.CDLL(None, use_errno=True)
     libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
@@ -97,6 +97,44 @@ def stop(proc: subprocess.Popen[bytes], grace: float = STOP_GRACE_S) -> str:
         return f"did not stop within {grace:.0f} s of SIGTERM: killed its process group"
     _kill_group(proc)  # children that outlived their parent belong to the group we started
     return "stopped (SIGTERM, drained)"
+
+
+def stop_group(pgid: int, grace: float = STOP_GRACE_S) -> str:
+    """Stop a server this console started that is not its child (the agent launched it): SIGTERM to its
+    main process, the group's leader (SGLang drains), then SIGKILL to the process group ``pgid`` once it
+    has ended or after ``grace`` seconds. Returns how it ended, in words."""
+    try:
+        os.kill(pgid, signal.SIGTERM)
+    except ProcessLookupError:  # the leader is gone: nothing is left to drain
+        alive = group_alive(pgid)
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(pgid, signal.SIGKILL)
+        return "killed what was left of its process group" if alive else "had ended"
+    deadline = time.monotonic() + grace
+    while group_alive(pgid):
+        if time.monotonic() > deadline:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(pgid, signal.SIGKILL)
+            return f"did not stop within {grace:g} s of SIGTERM: killed its process group"
+        time.sleep(POLL_S)
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(pgid, signal.SIGKILL)  # members that outlived the leader (zombies aside, none)
+    return "stopped (SIGTERM, drained)"
+
+
+def group_alive(pgid: int) -> bool:
+    """Whether a live process (not a zombie) belongs to process group ``pgid`` (Linux /proc)."""
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = Path(entry.path, "stat").read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        # After the command's closing parenthesis: state, ppid, pgrp.
+        if len(fields) > 2 and fields[2] == str(pgid) and fields[0] not in ("Z", "X"):
+            return True
+    return False
 
 
 def describe_exit(code: int) -> str:
@@ -142,7 +180,7 @@ def run(
 
 def _echo(lines: list[str], out: TextIO) -> None:
     for line in lines:
-        out.write(visible(last_carriage_state(line)) + "\n")
+        out.write(visible(without_secrets(last_carriage_state(line))) + "\n")
     out.flush()
 
 
