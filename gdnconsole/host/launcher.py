@@ -422,6 +422,14 @@ def _server_pids(session: HostSession, pid: int | None) -> set[int]:
     return {pid, *(int(c["pid"]) for c in server.get("children", []))}
 
 
+def _crashed_leftovers(session: HostSession) -> set[int]:
+    """Ranks still alive of the server this console launched, after that server's main process ended."""
+    record = session.launched
+    if record is None or session.launched_alive or not isinstance(record.get("pgid"), int):
+        return set()
+    return {int(o["pid"]) for o in session.orphans if o.get("pgid") == record["pgid"]}
+
+
 def _refuse_foreign_server(session: HostSession, profile: Profile, ours: int | None) -> None:
     for server in session.servers:
         if server.get("pid") != ours and server.get("port") == profile.port:
@@ -485,9 +493,17 @@ async def relaunch(
         return attempt
     old = session.launched_pid
     _refuse_foreign_server(session, profile, old)
-    _refuse_for_memory(session, spec, profile, ours=_server_pids(session, old))
+    leftovers = _crashed_leftovers(session)
+    _refuse_for_memory(session, spec, profile, ours=_server_pids(session, old) | leftovers)
     if old is not None:
         await _stop(session, STOP_GRACE_S, journal, say)  # returns once the old server's memory is free
+        _refuse_for_memory(session, spec, profile, ours=set())
+    elif leftovers:
+        # A server that just crashed: its ranks die with it (or are still dying), and their memory
+        # comes back a moment later. Wait for that rather than refuse.
+        record = session.launched or {}
+        gpus = gpumem.rank_gpus(record.get("argv", []), record.get("env") or {})
+        await wait_released(session, gpus, leftovers, say)
         _refuse_for_memory(session, spec, profile, ours=set())
     say("starting the server")
     return await _start(session, spec, attempt, journal)
