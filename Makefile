@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: demo test lint bench screenshots clean
+.PHONY: demo test lint bench screenshots record clean
 
 $(STAMP): pyproject.toml gdnconsole/_linescan.c
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -28,6 +28,10 @@ bench: $(STAMP)
 
 screenshots: $(STAMP)
 	$(BIN)/python -m tests.ui.screenshots screenshots
+
+# The seed story in a real terminal (tmux, 120x36) through asciinema; needs tmux and asciinema.
+record: $(STAMP)
+	$(BIN)/python -m tests.ui.record screenshots/demo-seed.cast
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache

@@ -80,6 +80,22 @@ class HostsGroup(click.Group):
         return super().resolve_command(ctx, args)
 
 
+READONLY_META = "gdnconsole.readonly"  # the main group's --readonly, in the context's meta
+READONLY_HELP = "Watch only: no launch, relaunch or stop (for someone else's box)."
+
+
+def _console_options(cfg: Config, readonly: bool) -> dict[str, Any]:
+    """The dashboard's keymap (the [keys] table checked against the screens' bindings: a problem exits 2
+    naming the file, line and key), bell and read-only mode (the flag, else [console] readonly)."""
+    from gdnconsole.ui import keymap
+
+    try:
+        keys = keymap.checked(cfg, "dashboard")
+    except ConfigError as exc:
+        fail(str(exc))
+    return {"keymap": keys, "bell": cfg.console.bell, "readonly": readonly or cfg.console.readonly}
+
+
 @click.group(
     cls=HostsGroup,
     invoke_without_command=True,
@@ -88,14 +104,16 @@ class HostsGroup(click.Group):
 )
 @click.version_option(__version__, prog_name="gdnconsole")
 @click.option("--theme", "theme", metavar="NAME", help=THEME_HELP)
+@click.option("--readonly", is_flag=True, help=READONLY_HELP)
 @click.pass_context
-def main(ctx: click.Context, theme: str | None) -> None:
+def main(ctx: click.Context, theme: str | None, readonly: bool) -> None:
     """A console for SGLang on your own GPU boxes: GPU memory per rank, the live server log by startup
     stage, one-key launch with checked speculative flags, and test prompts.
 
     `gdnconsole HOST [HOST...]` opens the dashboard on those hosts (names from the hosts file, `demo`, or
     ssh targets / ~/.ssh/config aliases); plain `gdnconsole` lets you pick among the configured hosts."""
     ctx.meta[THEME_META] = theme  # `gdnconsole --theme NAME HOST`: the command that opens the UI takes it
+    ctx.meta[READONLY_META] = readonly
     if ctx.invoked_subcommand is not None:
         return
     cfg = load_config()
@@ -105,7 +123,13 @@ def main(ctx: click.Context, theme: str | None) -> None:
     themed = theme_option(theme, cfg)
     from gdnconsole.ui.app import run_dashboard  # Textual loads only when a screen is shown
 
-    run_dashboard([], choices=list(cfg.hosts.values()), config_path=str(cfg.path), **themed)
+    run_dashboard(
+        [],
+        choices=list(cfg.hosts.values()),
+        config_path=str(cfg.path),
+        **themed,
+        **_console_options(cfg, readonly),
+    )
 
 
 def _theme_asked(ctx: click.Context, theme: str | None) -> str | None:
@@ -117,16 +141,18 @@ def _theme_asked(ctx: click.Context, theme: str | None) -> str | None:
 @main.command(OPEN_COMMAND, hidden=True)
 @click.argument("names", nargs=-1, required=True, metavar="HOST...")
 @click.option("--theme", "theme", metavar="NAME", help=THEME_HELP)
+@click.option("--readonly", is_flag=True, help=READONLY_HELP)
 @click.pass_context
-def open_cmd(ctx: click.Context, names: tuple[str, ...], theme: str | None) -> None:
+def open_cmd(ctx: click.Context, names: tuple[str, ...], theme: str | None, readonly: bool) -> None:
     """Open the dashboard on HOST... (one tab per host)."""
     cfg = load_config()
     themed = theme_option(_theme_asked(ctx, theme), cfg)
+    options = _console_options(cfg, readonly or bool(ctx.meta.get(READONLY_META)))
     hosts = [host_named(name, cfg) for name in dict.fromkeys(names)]
     from gdnconsole.ui.app import run_dashboard
 
     # The flag form saves profiles back into the hosts file the hosts came from.
-    run_dashboard(hosts, config_path=str(cfg.path) if cfg.exists else "", **themed)
+    run_dashboard(hosts, config_path=str(cfg.path) if cfg.exists else "", **themed, **options)
 
 
 # -- config ----------------------------------------------------------------------------------------
@@ -166,6 +192,13 @@ def config_check() -> None:
     if not cfg.exists:
         fail(f"no hosts file at {cfg.path} (create one with `gdnconsole config init`)")
     theme_option(None, cfg)  # a [console] theme that names no theme file
+    if cfg.console.keys:  # binding ids and key names need the screens' bindings: checked only when set
+        from gdnconsole.ui import keymap
+
+        try:
+            keymap.checked(cfg)
+        except ConfigError as exc:
+            fail(str(exc))
     profiles = sum(len(h.profiles) for h in cfg.hosts.values())
     click.echo(f"{cfg.path}: ok, {len(cfg.hosts)} hosts, {profiles} profiles")
 
@@ -271,10 +304,50 @@ def _free_port(host: str) -> int:
         return port
 
 
+def _scenario_names() -> str:
+    from gdnconsole.demostories import STORIES  # light: the stories' names, not the UI
+
+    stories = ", ".join(f"{name} ({story.summary})" for name, story in STORIES.items())
+    return f"stories: {stories}; simulator scenarios: {', '.join(config.SIM_SCENARIOS)}"
+
+
+def _play_story(
+    ctx: click.Context, name: str, speed: float | None, pace: float, exit_at_end: bool, theme: str | None
+) -> None:
+    """`demo --scenario STORY`: the story plays on the dashboard; exits with the story's status."""
+    if not interactive():
+        fail(f"the {name} story plays on the dashboard: run it in a terminal")
+    from gdnconsole.demostories import DEFAULT_SPEED
+    from gdnconsole.demostory import StoryOptions, run_story  # Textual loads here
+
+    themed = theme_option(_theme_asked(ctx, theme), load_config())
+    options = StoryOptions(pace=pace, speed=speed or DEFAULT_SPEED, exit_at_end=exit_at_end)
+    code = run_story(name, options, **themed)
+    if code:
+        sys.exit(code)
+
+
 @main.command("demo")
 @click.option("--profile", "profile_name", help="Launch profile of the demo host (default: its default).")
-@click.option("--scenario", type=click.Choice(config.SIM_SCENARIOS), help="Failure to rehearse.")
-@click.option("--speed", type=click.FloatRange(min=0.01), help="Timeline speed (1.0: ~20 s startup).")
+@click.option(
+    "--scenario",
+    metavar="STORY|SCENARIO",
+    help="A story to play (seed: how ct129 was brought up, to VERIFIED; crash: a crash and its relaunch; "
+    "fleet: three hosts in tabs), or a failure to rehearse: " + ", ".join(config.SIM_SCENARIOS) + ".",
+)
+@click.option(
+    "--speed",
+    type=click.FloatRange(min=0.01),
+    help="Timeline speed (1.0: ~20 s startup; a story's default: 4).",
+)
+@click.option(
+    "--pace",
+    type=click.FloatRange(min=0.0),
+    default=1.0,
+    show_default=True,
+    help="A story's pauses between steps, scaled (0: none).",
+)
+@click.option("--exit-at-end", is_flag=True, help="Quit when the story ends (for recordings).")
 @click.option("--plain", is_flag=True, help="Print the log instead of opening the dashboard.")
 @click.option("--theme", "theme", metavar="NAME", help=THEME_HELP)
 @click.pass_context
@@ -283,10 +356,24 @@ def demo_cmd(
     profile_name: str | None,
     scenario: str | None,
     speed: float | None,
+    pace: float,
+    exit_at_end: bool,
     plain: bool,
     theme: str | None,
 ) -> None:
-    """Start SGLang on the simulated `demo` host and open the dashboard on it."""
+    """Start SGLang on the simulated `demo` host and open the dashboard on it, or play a story (`--scenario
+    seed|crash|fleet`: the dashboard driven by the keys an operator would press, with captions)."""
+    from gdnconsole.demostories import STORIES
+
+    if scenario in STORIES:
+        if plain or profile_name:
+            fail(f"--plain and --profile do not apply to the {scenario} story")
+        _play_story(ctx, scenario, speed, pace, exit_at_end, theme)
+        return
+    if scenario is not None and scenario not in config.SIM_SCENARIOS:
+        fail(f"unknown scenario {scenario!r}: {_scenario_names()}")
+    if exit_at_end:
+        fail("--exit-at-end applies to a story: " + _scenario_names())
     cfg = load_config()
     ui = not plain and interactive()
     asked = _theme_asked(ctx, theme)

@@ -115,8 +115,17 @@ def view_cmd(file: Path, follow: bool, theme: str | None) -> None:
         logscan.check_readable(file)
     except logscan.LogReadError as exc:
         fail(str(exc))
-    themed = theme_option(theme, _view_config())
+    cfg = _view_config()
+    themed = theme_option(theme, cfg)
     # Imported here: Textual takes a moment to import and the other log commands do not need it.
+    from gdnconsole.ui import keymap
     from gdnconsole.ui.logscreen import run_log_view
 
+    try:
+        keys = keymap.checked(cfg, "log view")
+    except ConfigError as exc:  # as for a broken file: said, and the log is shown with the usual keys
+        click.echo(f"gdnconsole: warning: {exc} (the log view goes on with its usual keys)", err=True)
+        keys = {}
+    if keys:
+        themed["keymap"] = keys
     run_log_view(file, follow=follow, **themed)

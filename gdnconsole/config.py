@@ -3,7 +3,9 @@
 The file is ``$GDNCONSOLE_CONFIG`` or ``<user config dir>/gdnconsole/hosts.toml``. A host is reached over
 SSH (``ssh = "user@host[:port]"`` or an alias from ``~/.ssh/config``) or runs here (``local = true``), and
 may be a simulated GPU host (``simulate = {…}``). Each host carries any number of launch profiles. A
-``[console]`` table holds the console's own settings (``theme``).
+``[console]`` table holds the console's own settings (``theme``, ``bell``, ``readonly``), and a ``[keys]``
+table remaps keys (binding id → keys; only its shape is checked here: ``ui/keymap.py`` knows the bindings,
+and the CLI checks the table against them before a screen opens, with the lines kept here).
 
 Whether a profile's SGLang flags make sense together is not checked here: that is the flag checker's
 job, which knows the host's SGLang version.
@@ -147,10 +149,23 @@ class Host:
 
 @dataclass(frozen=True)
 class Console:
-    """The ``[console]`` table: settings of the console itself, not of a host."""
+    """The ``[console]`` and ``[keys]`` tables: settings of the console itself, not of a host."""
 
     theme: str | None = None  # a theme's name (a file in a `themes` folder); None: the default
     theme_line: int | None = None  # where the file sets it, for messages
+    bell: bool = False  # ring the terminal bell on a crash, a lost link, VERIFY FAILED / LOST, a slow ready
+    readonly: bool = False  # the dashboard never launches, relaunches or stops (as with --readonly)
+    keys: Mapping[str, str] = field(default_factory=dict)  # binding id → keys, as the file says
+    key_lines: Mapping[str, int | None] = field(default_factory=dict)  # binding id → its line
+
+    def key_error(self, path: Path, binding_id: str, problem: str, hint: str | None = None) -> ConfigError:
+        """An error about the ``[keys]`` entry of ``binding_id``, at its line."""
+        return ConfigError(path, self.key_lines.get(binding_id), keys_key(binding_id), problem, hint)
+
+
+def keys_key(binding_id: str) -> str:
+    """How a message names a ``[keys]`` entry: ``keys."dash.prompt"`` (ids hold dots)."""
+    return f'keys."{binding_id}"'
 
 
 @dataclass(frozen=True)
@@ -293,7 +308,7 @@ def _is_table(v: Any) -> bool:
     return isinstance(v, dict)
 
 
-TOP_LEVEL_KEYS = ["hosts", "console"]
+TOP_LEVEL_KEYS = ["hosts", "console", "keys"]
 
 _PORT = _Field("an integer port from 1 to 65535", _is_int(1, 65535))
 
@@ -302,7 +317,11 @@ CONSOLE_FIELDS: dict[str, _Field] = {
         'a theme name, e.g. "gdn-light" (a shipped theme or a NAME.toml in the themes folder)',
         lambda v: isinstance(v, str) and _THEME_NAME.match(v) is not None,
     ),
+    "bell": _Field("true or false (ring the terminal bell on alerts)", _is_bool),
+    "readonly": _Field("true or false (never launch, relaunch or stop from the dashboard)", _is_bool),
 }
+KEY_VALUE = 'a string of keys, e.g. "ctrl+f" or "P" (several: "ctrl+r,f5")'
+
 HOST_FIELDS: dict[str, _Field] = {
     "ssh": _Field('a string "user@host[:port]" or an alias from ~/.ssh/config', _is_str),
     "local": _Field("true or false", _is_bool),
@@ -415,10 +434,10 @@ class _Validator:
                 hint = (
                     f"did you mean '{close[0]}'?"
                     if close
-                    else "hosts are tables named [hosts.NAME]; console settings go in [console]"
+                    else "hosts are tables named [hosts.NAME]; settings go in [console], keys in [keys]"
                 )
                 raise self.error((name,), "unknown top-level key", hint)
-        console = self.console(raw.get("console", {}))
+        console = self.console(raw.get("console", {}), raw.get("keys", {}))
         hosts_raw = raw.get("hosts", {})
         if not isinstance(hosts_raw, dict):
             raise self.error(("hosts",), f"expected a table of hosts, found {_shown(hosts_raw)}")
@@ -432,13 +451,45 @@ class _Validator:
             hosts[name] = self.host(key, name, table)
         return Config(path=self.path, hosts=hosts, console=console)
 
-    def console(self, table: Any) -> Console:
+    def console(self, table: Any, keys: Any) -> Console:
         key = ("console",)
         if not isinstance(table, dict):
             raise self.error(key, f"expected a table of console settings, found {_shown(table)}")
         self.fields(key, table, CONSOLE_FIELDS)
         theme = table.get("theme")
-        return Console(theme=theme, theme_line=self.positions.line_of((*key, "theme")) if theme else None)
+        key_map, key_lines = self.keys(keys)
+        return Console(
+            theme=theme,
+            theme_line=self.positions.line_of((*key, "theme")) if theme else None,
+            bell=table.get("bell", False),
+            readonly=table.get("readonly", False),
+            keys=key_map,
+            key_lines=key_lines,
+        )
+
+    def keys(self, table: Any) -> tuple[dict[str, str], dict[str, int | None]]:
+        """The ``[keys]`` table's shape: binding id → a non-empty string, and each entry's line. An id
+        written without quotes (``dash.prompt = "P"``) is a dotted key in TOML: read as the same id. The
+        ids themselves are checked by the CLI against the screens' bindings (ui/keymap.py)."""
+        if not isinstance(table, dict):
+            raise self.error(("keys",), f"expected a table of binding id = keys, found {_shown(table)}")
+        keys: dict[str, str] = {}
+        lines: dict[str, int | None] = {}
+
+        def walk(path: KeyPath, node: Mapping[str, Any]) -> None:
+            for name, value in node.items():
+                if isinstance(value, dict):
+                    walk((*path, name), value)
+                    continue
+                binding_id = ".".join((*path, name))
+                line = self.positions.line_of(("keys", *path, name))
+                if not isinstance(value, str) or not value.strip():
+                    problem = f"expected {KEY_VALUE}, found {_shown(value)}"
+                    raise ConfigError(self.path, line, keys_key(binding_id), problem)
+                keys[binding_id], lines[binding_id] = value, line
+
+        walk((), table)
+        return keys, lines
 
     def host_name(self, key: KeyPath, name: str, seen: dict[str, str]) -> None:
         if not _HOST_NAME.match(name):

@@ -30,9 +30,20 @@ EXAMPLE = """\
 
 # The console's own settings. `theme` picks the colours: "gdn-dark" (the default), "gdn-light",
 # "gdn-high-contrast" (for projectors and recordings), or NAME for a NAME.toml of yours in the `themes`
-# folder next to this file. `--theme NAME` on the command line wins over it.
+# folder next to this file. `--theme NAME` on the command line wins over it. `bell = true` rings the
+# terminal bell when a server crashes, fails or loses VERIFIED, a link drops, or a slow startup is ready.
+# `readonly = true` opens every dashboard as `--readonly` does: no launch, relaunch or stop.
 # [console]
 # theme = "gdn-light"
+# bell = true
+# readonly = true
+
+# Keys of your own: binding id = keys (`?` in the console lists every id). A key is one character ("P"),
+# a name ("f5", "pageup", "space") or modifiers and a key ("ctrl+f"); "ctrl+r,f5" binds both. Two actions
+# of one screen cannot share a key.
+# [keys]
+# "dash.prompt" = "P"
+# "log.filter" = "ctrl+f"
 
 [hosts.ct129]
 ssh = "root@ct129"

@@ -75,3 +75,15 @@ def test_theme_option_lists_the_users_themes_and_exits_2_before_anything_starts(
             "gdnconsole: error: no theme 'nope' (available: gdn-dark, gdn-high-contrast, gdn-light, mine)\n"
         )
         assert result.stdout == ""  # the demo server was not started
+
+
+def test_config_check_names_a_bad_key_binding(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from gdnconsole.cli import main
+
+    path = tmp_path / "hosts.toml"
+    path.write_text('[hosts.a]\nlocal = true\n\n[keys]\n"dash.promt" = "P"\n')
+    result = CliRunner().invoke(main, ["config", "check"], env={"GDNCONSOLE_CONFIG": str(path)})
+    assert result.exit_code == 2
+    assert f"{path}:5: keys.\"dash.promt\": unknown binding id (did you mean 'dash.prompt'?)" in result.output

@@ -324,3 +324,42 @@ def test_unknown_top_level_keys_suggest_console(tmp_path: Path) -> None:
     assert err.hint == "did you mean 'console'?"
     err = error_of(tmp_path, "zzz = 1\n")
     assert err.hint is not None and "[console]" in err.hint and "[hosts.NAME]" in err.hint
+
+
+# -- [console] bell and readonly, [keys] -----------------------------------------------------------------
+
+
+def test_console_bell_and_readonly(tmp_path: Path) -> None:
+    cfg = config.load(write(tmp_path, "[console]\nbell = true\nreadonly = true\n"))
+    assert (cfg.console.bell, cfg.console.readonly) == (True, True)
+    assert (config.Console().bell, config.Console().readonly) == (False, False)
+    err = error_of(tmp_path, '[console]\nbell = "yes"\n')
+    assert (err.line, err.key) == (2, "console.bell") and err.problem.startswith("expected true or false")
+
+
+def test_keys_table_keeps_each_entry_and_its_line(tmp_path: Path) -> None:
+    text = '[hosts.a]\nlocal = true\n\n[keys]\n"dash.prompt" = "P"\nlog.filter = "ctrl+f"\n'
+    cfg = config.load(write(tmp_path, text))
+    assert cfg.console.keys == {"dash.prompt": "P", "log.filter": "ctrl+f"}  # unquoted dotted ids too
+    assert cfg.console.key_lines == {"dash.prompt": 5, "log.filter": 6}
+    err = cfg.console.key_error(cfg.path, "log.filter", "unknown binding id", "did you mean 'log.filter'?")
+    assert str(err) == f"{cfg.path}:6: keys.\"log.filter\": unknown binding id (did you mean 'log.filter'?)"
+    dotted = config.load(write(tmp_path, 'keys."dash.quit" = "Q"\n'))
+    assert dotted.console.keys == {"dash.quit": "Q"} and dotted.console.key_lines == {"dash.quit": 1}
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "key", "problem"),
+    [
+        ('[keys]\n"dash.prompt" = 3\n', 2, 'keys."dash.prompt"', "expected a string of keys"),
+        ('[keys]\n"dash.prompt" = ""\n', 2, 'keys."dash.prompt"', 'found ""'),
+        ('[keys]\n"dash.prompt" = ["P"]\n', 2, 'keys."dash.prompt"', "found a list"),
+        ('keys = "P"\n', 1, "keys", 'expected a table of binding id = keys, found "P"'),
+    ],
+)
+def test_keys_table_shape_errors_name_line_and_key(
+    tmp_path: Path, text: str, line: int, key: str, problem: str
+) -> None:
+    err = error_of(tmp_path, text)
+    assert (err.line, err.key) == (line, key)
+    assert problem in err.problem

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 import tempfile
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
 from textual.app import SystemCommand
@@ -53,11 +53,15 @@ class DashboardApp(ThemedApp):
         poll_interval: float | None = POLL_S,
         readonly: bool = False,
         journal_dir: Path | None = None,
+        keymap: Mapping[str, str] | None = None,
+        bell: bool = False,
     ) -> None:
         """Open ``sessions`` at once, or let the user pick among ``choices`` (``factory`` makes their
         sessions). ``start``: run the sessions (False for state set by hand); ``clock``: for uptimes;
         ``theme_name``, ``themes``: the theme to start in and those offered (ThemedApp);
-        ``readonly``: no launch, relaunch or stop; ``journal_dir``: the launch journals' folder."""
+        ``readonly``: no launch, relaunch or stop; ``journal_dir``: the launch journals' folder;
+        ``keymap``: binding id → keys, the built-in DASHBOARD_KEYMAP merged with the user's (checked by
+        ui/keymap.py; None: the built-in one); ``bell``: ring the terminal bell on alerts."""
         super().__init__(theme_name, themes)
         if not sessions and (not choices or factory is None):
             raise ValueError("give sessions, or choices and a factory")
@@ -70,11 +74,12 @@ class DashboardApp(ThemedApp):
         self.poll_interval = poll_interval
         self.readonly = readonly
         self.journal_dir = journal_dir
-        self.set_keymap(DASHBOARD_KEYMAP)
+        self.bell_on_alerts = bell
+        self.set_keymap(DASHBOARD_KEYMAP if keymap is None else keymap)
         self._set_titles()
 
     def _set_titles(self) -> None:
-        self.sub_title = " · ".join(s.host.name for s in self.sessions)
+        self.sub_title = " · ".join([*(s.host.name for s in self.sessions), *(["read-only"] * self.readonly)])
 
     def on_mount(self) -> None:
         if self.sessions:
@@ -92,6 +97,7 @@ class DashboardApp(ThemedApp):
             readonly=self.readonly,
             config_path=Path(self.config_path) if self.config_path else None,
             journal_dir=self.journal_dir,
+            bell=self.bell_on_alerts,
         )
 
     def _picked(self, hosts: list[Host] | None) -> None:
@@ -135,10 +141,13 @@ def run_dashboard(
     config_path: str = "",
     theme_name: str = theme.DEFAULT_THEME,
     user_themes: Path | None = None,
+    keymap: Mapping[str, str] | None = None,
+    bell: bool = False,
+    readonly: bool = False,
 ) -> None:
     """Open the dashboard on ``hosts`` (or the picker over ``choices`` when ``hosts`` is empty), in
     ``theme_name`` (the caller checked it exists), offering the shipped themes and those in
-    ``user_themes``."""
+    ``user_themes``; ``keymap`` (checked, ui/keymap.py), ``bell`` and ``readonly`` as DashboardApp's."""
     themes = theme.load_all(user_themes)
     warn_theme_errors(themes, theme_name)
     with tempfile.TemporaryDirectory(prefix="gdnconsole-") as tmp:
@@ -151,5 +160,8 @@ def run_dashboard(
             config_path=config_path,
             theme_name=theme_name,
             themes=themes,
+            keymap=keymap,
+            bell=bell,
+            readonly=readonly,
         )
         app.run()

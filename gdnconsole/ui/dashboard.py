@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
+from rich.style import Style
 from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
@@ -25,6 +26,7 @@ from gdnconsole.config import Profile
 from gdnconsole.host.journal import Journal
 from gdnconsole.host.link import LinkState
 from gdnconsole.host.session import HostSession
+from gdnconsole.ui.alerts import HostAlerts, look
 from gdnconsole.ui.hostpane import HostPane
 from gdnconsole.ui.logpane import POLL_S, LogPane
 from gdnconsole.ui.statusbar import Clock, overview_text
@@ -42,6 +44,7 @@ if TYPE_CHECKING:
 DASHBOARD_KEYMAP = {"log.first_error": "E"}
 LAUNCH_ACTIONS = frozenset({"launch", "relaunch", "stop"})
 TICK_S = 1.0  # uptimes and "down since" move with the clock
+READONLY_NOTE = Text("◉ read-only", Style(bold=True))  # in each host's status bar with --readonly
 NARROW = 100  # columns below which the stage timeline gives its width to the log
 SHORT = 30  # rows below which the panels lose their borders
 
@@ -138,12 +141,16 @@ class DashboardScreen(Screen[None]):
         readonly: bool = False,
         config_path: Path | None = None,
         journal_dir: Path | None = None,
+        bell: bool = False,
     ) -> None:
         """``readonly``: no launch, relaunch or stop keys; ``config_path``: where the form saves profiles;
-        ``journal_dir``: the launch journals (None: the user data dir)."""
+        ``journal_dir``: the launch journals (None: the user data dir); ``bell``: ring the terminal bell
+        on the alerts that ask for it (ui/alerts.py)."""
         super().__init__()
         self.sessions = list(sessions)
         self.readonly = readonly
+        self.bell = bell
+        self.alerts = [HostAlerts(session.host.name) for session in self.sessions]
         self.config_path = config_path
         self.journal_dir = journal_dir
         self.journals: dict[int, Journal] = {}
@@ -185,9 +192,13 @@ class DashboardScreen(Screen[None]):
             # After the first frame: connecting loads asyncssh (~0.15 s) on this loop, and the screen
             # must be up before any link is.
             self.call_after_refresh(self._run_all)
+        for i in range(len(self.sessions)):
+            self._alert(i)  # the baseline: what is already there is not news
         self._paint_overview()
         self.set_interval(TICK_S, self._tick)
         self.call_after_refresh(self._focus_log)
+        if self.readonly:
+            self.call_after_refresh(self._tick)  # the read-only mark, before the first tick
 
     def _run_all(self) -> None:
         for i in range(len(self.sessions)):
@@ -221,10 +232,22 @@ class DashboardScreen(Screen[None]):
         self.host_pane(message.index).refresh_host()
         self._paint_overview()
         self._maybe_ask_host_key(message.index)
+        self._alert(message.index)
 
     def on_server_exited(self, message: ServerExited) -> None:
-        self.launches.exited(message.index)
+        if self._launches is not None:
+            self._launches.server_exited(message.index)
+        self._alert(message.index)
         self._launch_changed(message.index)
+
+    def _alert(self, index: int) -> None:
+        """Toasts (and the bell) for what changed on host ``index``: ready, VERIFIED, a crash, the link."""
+        expected = self._launches is not None and self._launches.expects_exit(index)
+        for alert in self.alerts[index].observe(look(self.sessions[index], expected_exit=expected)):
+            timeout = 15 if alert.severity == "error" else 6
+            self.notify(alert.message, severity=alert.severity, timeout=timeout)
+            if alert.bell and self.bell:
+                self.app.bell()
 
     @property
     def launches(self) -> LaunchControl:
@@ -237,8 +260,12 @@ class DashboardScreen(Screen[None]):
         return self._launches
 
     def _launch_note(self, index: int) -> Text | None:
-        """What the status bar says about launching (nothing before the first launch key)."""
-        return self._launches.note(index) if self._launches is not None else None
+        """What the status bar says about launching (nothing before the first launch key), after the
+        read-only mark."""
+        note = self._launches.note(index) if self._launches is not None else None
+        if not self.readonly:
+            return note
+        return READONLY_NOTE if note is None else Text(" ").join([READONLY_NOTE, note])
 
     def _launch_changed(self, index: int) -> None:
         pane = self.host_pane(index)
@@ -428,7 +455,7 @@ class DashboardScreen(Screen[None]):
             ("host key dialog", HostKeyScreen.BINDINGS),
             ("application", self.app.BINDINGS),
         ]
-        self.app.push_screen(HelpScreen(sections, DASHBOARD_KEYMAP))
+        self.app.push_screen(HelpScreen(sections))  # in the app's keymap, as the footer and the palette
 
     async def action_quit(self) -> None:
         await self.stop_sessions()

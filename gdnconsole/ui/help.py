@@ -63,12 +63,16 @@ class HelpScreen(ModalScreen[None]):
     ]
 
     def __init__(self, sections: Sequence[Section], keymap: Keymap | None = None) -> None:
-        """``keymap``: the app's remapped keys, so help says what the footer says."""
+        """``keymap``: the remapped keys, so help says what the footer says (None: the app's keymap
+        in force, when it says which: ThemedApp.keymap)."""
         super().__init__()
         self.sections = sections
         self.keymap = keymap
 
     def compose(self) -> ComposeResult:
+        if self.keymap is None:
+            keymap = getattr(self.app, "keymap", None)
+            self.keymap = keymap if isinstance(keymap, Mapping) else None
         with VerticalScroll():
             yield Static(Text("Keys", style="bold"))
             yield Static(bindings_table(self.sections, self.keymap), id="help-table")

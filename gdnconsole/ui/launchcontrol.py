@@ -2,8 +2,8 @@
 
 The launcher (``host.launcher``) does the work through the host's agent; this only asks the user first,
 runs it in a worker per host (one action at a time), keeps the stage it reports for the status bar, and
-says how it ended: a rejected launch offers the form on the field the rule concerns; a crash shows its
-fatal summary as soon as the process exits.
+says how it ended: a rejected launch offers the form on the field the rule concerns. Ready, VERIFIED,
+VERIFY FAILED and a crash are announced by ui/alerts.py, for every server, whoever started it.
 """
 
 from __future__ import annotations
@@ -87,7 +87,6 @@ class LaunchControl:
         self.clock = clock
         self.progress: dict[int, Progress] = {}
         self.last: dict[int, Attempt] = {}
-        self.exits_shown: set[int] = set()  # pids whose exit was already announced
 
     def note(self, index: int) -> Text | None:
         """What the status bar says about launching: the action in flight, else the last outcome."""
@@ -105,6 +104,24 @@ class LaunchControl:
 
     def _name(self, index: int) -> str:
         return self.sessions[index].host.name
+
+    def expects_exit(self, index: int) -> bool:
+        """This console is stopping host ``index``'s server (a stop, or the first half of a relaunch)."""
+        progress = self.progress.get(index)
+        return progress is not None and progress.action in ("stop", "relaunch")
+
+    def server_exited(self, index: int) -> None:
+        """The agent saw a server exit: the last attempt, if it was that server and this console did not
+        stop it, ended "crashed" (a ready or verified server that dies), and the journal says so."""
+        attempt = self.last.get(index)
+        session = self.sessions[index]
+        if attempt is None or attempt.pid not in session.exits or self.expects_exit(index):
+            return
+        if attempt.outcome not in ("ready", "verified", "timeout"):
+            return
+        if launcher.observe(session, attempt).outcome == "crashed":
+            self.journals(index).update(attempt)
+            self.changed(index)
 
     # -- the keys --------------------------------------------------------------------------------------
 
@@ -263,21 +280,13 @@ class LaunchControl:
         self.changed(index)
         if attempt.outcome == "rejected":
             self._offer_form(index, profile, attempt)
-        elif attempt.outcome in ("ready", "verified"):
-            self.screen.notify(f"{self._name(index)}: attempt {attempt.number} {attempt.outcome}", timeout=5)
-        elif attempt.pid not in self.exits_shown:
+        elif attempt.outcome not in ("ready", "verified", "crashed"):  # those are the alerts' (alerts.py)
             self._alarm(index, outcome_text(attempt).plain)
 
     def _verified(self, index: int, attempt: Attempt) -> None:
+        """VERIFIED or VERIFY FAILED: the status bar's outcome (the alerts say it, alerts.py)."""
         self.last[index] = attempt
         self.changed(index)
-        verify = attempt.verify or {}
-        if attempt.outcome == "verified":
-            latency = verify.get("latency_ms")
-            took = f" in {latency / 1000:.2f} s" if isinstance(latency, int | float) else ""
-            self.screen.notify(f"{self._name(index)}: VERIFIED: the model answered{took}", timeout=5)
-        elif verify:
-            self._alarm(index, f"VERIFY FAILED: {verify.get('reason')}")
 
     def _offer_form(self, index: int, profile: Profile, attempt: Attempt) -> None:
         rule = attempt.rule or {}
@@ -305,23 +314,6 @@ class LaunchControl:
         errors = result.errors if result is not None else []
         match = next((f for f in errors if f.id == rule_id), errors[0] if errors else None)
         return match.flag if match is not None else None
-
-    # -- the server's exit -----------------------------------------------------------------------------
-
-    def exited(self, index: int) -> None:
-        """The agent saw the server exit: show the fatal summary now, not when a timeout expires."""
-        session = self.sessions[index]
-        for pid, message in session.exits.items():
-            if pid in self.exits_shown:
-                continue
-            self.exits_shown.add(pid)
-            startup = session.log.tracker.current
-            fatal = startup.fatal if startup is not None else None
-            if fatal is not None:
-                what = f"{fatal.summary} (log line {fatal.line})"
-            else:
-                what = f"exit status {message.get('returncode')}, nothing fatal in its log yet"
-            self._alarm(index, f"server {pid} exited: {what}")
 
     def _alarm(self, index: int, what: str) -> None:
         self.screen.notify(f"{self._name(index)}: {what}", severity="error", timeout=15)

@@ -4,6 +4,7 @@ ThemedApp, the base of this app and the dashboard's: themes registered, chosen a
 from __future__ import annotations
 
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import ClassVar
 
@@ -113,9 +114,8 @@ class LogScreen(Screen[None]):
         self.pane.apply_filter(spec)
 
     def action_help(self) -> None:
-        self.app.push_screen(
-            HelpScreen([*log_help_sections(self.BINDINGS), ("application", self.app.BINDINGS)])
-        )
+        sections = [*log_help_sections(self.BINDINGS), ("application", self.app.BINDINGS)]
+        self.app.push_screen(HelpScreen(sections))  # in the app's keymap, as the footer says
 
     async def action_quit(self) -> None:
         self.app.exit()
@@ -143,6 +143,11 @@ class ThemedApp(App[None]):
     def on_mount(self) -> None:
         for message in self.theme_errors:
             self.notify(message, title="Theme", severity="error", timeout=20)
+
+    @property
+    def keymap(self) -> dict[str, str]:
+        """The keymap in force (binding id → keys, as ``set_keymap`` normalized it): help shows it."""
+        return dict(self._keymap)
 
     def watch_theme(self, name: str) -> None:
         loaded = self.themes.themes.get(name)
@@ -180,8 +185,12 @@ class LogViewApp(ThemedApp):
         theme_name: str = DEFAULT_THEME,
         themes: ThemeSet | None = None,
         poll_interval: float | None = POLL_S,
+        keymap: Mapping[str, str] | None = None,
     ) -> None:
+        """``keymap``: binding id → keys for the log view's bindings (checked by ui/keymap.py)."""
         super().__init__(theme_name, themes)
+        if keymap:
+            self.set_keymap(keymap)
         self.path = path
         self.follow = follow
         self.poll_interval = poll_interval
@@ -200,10 +209,16 @@ class LogViewApp(ThemedApp):
 
 
 def run_log_view(
-    path: Path, follow: bool = False, *, theme_name: str = DEFAULT_THEME, user_themes: Path | None = None
+    path: Path,
+    follow: bool = False,
+    *,
+    theme_name: str = DEFAULT_THEME,
+    user_themes: Path | None = None,
+    keymap: Mapping[str, str] | None = None,
 ) -> None:
     """Open the log view on ``path`` (the caller checked it is a readable text file) in ``theme_name``
-    (the caller checked it exists), offering the shipped themes and those in ``user_themes``."""
+    (the caller checked it exists), offering the shipped themes and those in ``user_themes``, with the
+    user's ``keymap``."""
     themes = theme.load_all(user_themes)
     warn_theme_errors(themes, theme_name)
-    LogViewApp(path, follow=follow, theme_name=theme_name, themes=themes).run()
+    LogViewApp(path, follow=follow, theme_name=theme_name, themes=themes, keymap=keymap).run()

@@ -174,3 +174,22 @@ async def test_readonly_hides_the_launch_keys(tmp_path: Path) -> None:
         await pilot.pause()
         assert not isinstance(app.screen, ConfirmScreen) and session_of(app).server is None
         await session_of(app).stop()
+
+
+async def test_a_server_that_crashes_after_ready_is_journaled_crashed(tmp_path: Path) -> None:
+    # crash-serving: the first real request (the verification prompt) kills the scheduler.
+    async with (
+        launching(tmp_path, launch_host(tmp_path, scenario="crash-serving")) as app,
+        app.run_test(size=SIZE) as pilot,
+    ):
+        await connect(pilot, app)
+        await pilot.press("L")
+        assert await until(pilot, lambda: journal_of(app).attempts()[-1:] != [], 20)
+
+        def crashed() -> bool:
+            last = journal_of(app).attempts()[-1]
+            return last.outcome == "crashed" and last.fatal is not None
+
+        assert await until(pilot, crashed, 60), said(app)
+        assert "✖ attempt 1 crashed" in status_text(app)
+        await session_of(app).stop()
