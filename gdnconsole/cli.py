@@ -14,7 +14,6 @@ import click
 from gdnconsole import __version__, config, config_file
 from gdnconsole.cli_common import fail, host_named, load_config
 from gdnconsole.config import Config, ConfigError, Host
-from gdnconsole.host import foreground, simulated
 from gdnconsole.sglang.launch import launch_spec
 
 
@@ -398,6 +397,8 @@ def demo_cmd(
     host = dataclasses.replace(
         host, profiles={**host.profiles, profile.name: profile}, default_profile=profile.name
     )
+    from gdnconsole.host import foreground, simulated  # the demo server's process, started here
+
     spec = launch_spec(profile, host.python)
     log = simulated.log_path(host)
     env = simulated.environment(host)

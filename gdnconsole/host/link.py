@@ -22,8 +22,6 @@ from enum import Enum
 from pathlib import Path
 from typing import Any
 
-from gdnconsole.host import agent
-
 KEEPALIVE_INTERVAL_S = 2.0  # a dead link is noticed after about interval x (count + 1)
 KEEPALIVE_COUNT_MAX = 2
 CONNECT_TIMEOUT_S = 15.0
@@ -107,11 +105,15 @@ def remote_command(python: str, env: Mapping[str, str], workdir: str | None) -> 
         parts.append(f"cd {shlex.quote(workdir)} &&")
     parts.append("exec env")
     parts += [shlex.quote(f"{key}={value}") for key, value in env.items()]
+    from gdnconsole.host import agent  # 1,600 lines that travel to the host: loaded when a link starts
+
     parts += [shlex.quote(python), *(shlex.quote(arg) for arg in agent.BOOTSTRAP_ARGS)]
     return " ".join(parts)
 
 
 async def send_payload(write: Any, drain: Any) -> None:
+    from gdnconsole.host import agent
+
     write(agent.bootstrap_payload())
     await drain()
 
@@ -153,6 +155,8 @@ class LocalAgent(AgentChannel):
 
     @classmethod
     async def start(cls, python: str, env: Mapping[str, str], workdir: str | None) -> LocalAgent:
+        from gdnconsole.host import agent
+
         argv = [python, *agent.BOOTSTRAP_ARGS]
         cwd = os.path.expanduser(workdir) if workdir else None
         try:

@@ -109,8 +109,10 @@ def test_demo_opens_the_dashboard_on_the_demo_host(
         pid = 4242
 
     monkeypatch.setattr(cli, "interactive", lambda: True)
-    monkeypatch.setattr(cli.foreground, "start", lambda spec, **kw: started.append(spec) or Server())
-    monkeypatch.setattr(cli.foreground, "stop", lambda server: 0)
+    from gdnconsole.host import foreground  # cli imports it when the demo starts its server
+
+    monkeypatch.setattr(foreground, "start", lambda spec, **kw: started.append(spec) or Server())
+    monkeypatch.setattr(foreground, "stop", lambda server: 0)
     result = CliRunner().invoke(main, ["demo", "--speed", "3"], env={"XDG_STATE_HOME": str(tmp_path)})
     assert result.exit_code == 0, result.output
     [host] = opened[0]["hosts"]
