@@ -129,6 +129,9 @@ class DashboardApp(ThemedApp):
         yield from binding_commands(screen)
 
     async def action_quit(self) -> None:
+        for screen in self.screen_stack:
+            if isinstance(screen, DashboardScreen):
+                screen.quitting = True  # no key opens anything while the sessions stop
         for session in self.sessions:
             await session.stop()  # agents exit when their stdin closes: leave none behind
         self.exit()

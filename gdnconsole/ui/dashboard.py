@@ -164,6 +164,7 @@ class DashboardScreen(Screen[None]):
         self.runners: dict[int, Worker[None]] = {}
         self.asking: set[int] = set()  # hosts whose key dialog is open
         self.declined: dict[int, str] = {}  # the fingerprint the user said no to, per host
+        self.quitting = False
         self.set_class(len(self.sessions) == 1, "-single")
 
     def compose(self) -> ComposeResult:
@@ -375,6 +376,8 @@ class DashboardScreen(Screen[None]):
         return self.journals[index]
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if self.quitting:
+            return False  # a key typed while the sessions stop would open a screen on a closing app
         return not (self.readonly and action in LAUNCH_ACTIONS)
 
     def action_edit(self) -> None:
@@ -458,6 +461,7 @@ class DashboardScreen(Screen[None]):
         self.app.push_screen(HelpScreen(sections))  # in the app's keymap, as the footer and the palette
 
     async def action_quit(self) -> None:
+        self.quitting = True
         await self.stop_sessions()
         self.app.exit()
 

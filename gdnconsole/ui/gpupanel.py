@@ -8,6 +8,7 @@ from collections.abc import Sequence
 
 from rich.style import Style
 from rich.text import Text
+from textual.geometry import Size
 from textual.widget import Widget
 
 from gdnconsole.sglang.stages import Severity, Stage
@@ -144,8 +145,16 @@ class GpuPanel(Widget):
         self.rows, self.message = rows, message
         self.refresh(layout=True)
 
-    def render(self) -> Text:
+    def _text(self, width: int) -> Text:
         parts = [] if self.message is None else [self.message]
         if self.rows:
-            parts.append(render_gpus(self.rows, self.size.width, self.palette))
+            parts.append(render_gpus(self.rows, width, self.palette))
         return Text("\n").join(parts)
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        # At the width being laid out, not self.size's: after a resize that is still the old one, and the
+        # panel kept the height of lines drawn for another width (blank rows under the GPUs).
+        return len(self._text(width).wrap(self.app.console, max(width, 1)))
+
+    def render(self) -> Text:
+        return self._text(self.size.width)

@@ -497,14 +497,6 @@ def test_resize_adapts_the_layout(open_app: Callable[..., Pane]) -> None:
     pane.wait("the dashboard resized back to 160x48", lambda lines: dashboard(lines, 160, 48))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="GpuPanel (gdnconsole/ui/gpupanel.py) keeps the height it had at 160 columns after a resize to 80: "
-    "render() uses self.size.width, which is still the old width while the new height is computed; the "
-    "lines rendered at 160 wrap at 80, and the panel stays 10 rows tall, 6 of them blank, until its GPU "
-    "rows change",
-)
 def test_resize_to_80x24_leaves_no_blank_rows_under_the_gpus(open_app: Callable[..., Pane]) -> None:
     with getting_there():
         pane = open_dashboard(open_app, 160, 48)
@@ -552,13 +544,6 @@ def test_only_glyphs_that_common_fonts_have(open_app: Callable[..., Pane]) -> No
     assert used, "no non-ASCII character at all: was anything captured?"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="q runs DashboardApp.action_quit, which awaits each session's stop before exit(); a key typed "
-    "meanwhile still runs: `e` pushes a FlagFormScreen whose on_mount (gdnconsole/ui/flagform.py, _fill) "
-    "then runs on a screen already torn down, and the app ends with a NoMatches traceback ('#ff-model')",
-)
 def test_a_key_typed_while_quitting_ends_cleanly(open_app: Callable[..., Pane]) -> None:
     with getting_there():
         pane = open_dashboard(open_app, 120, 36)
