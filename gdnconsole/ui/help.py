@@ -22,7 +22,14 @@ Keymap = Mapping[str, str]  # binding id → keys, as given to ``App.set_keymap`
 
 def key_label(binding: Binding, keymap: Keymap | None = None) -> str:
     """Every key of a binding (the footer shows one short label; help shows them all)."""
-    names = {"question_mark": "?", "slash": "/", "pageup": "PgUp", "pagedown": "PgDn"}
+    names = {
+        "question_mark": "?",
+        "slash": "/",
+        "pageup": "PgUp",
+        "pagedown": "PgDn",
+        "right_square_bracket": "]",
+        "left_square_bracket": "[",
+    }
     keys = (keymap or {}).get(binding.id or "", binding.key)
     return ", ".join(names.get(k, k) for k in keys.split(","))
 
