@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from gdnconsole.chatmodel import ChatError, ChatRequest, ChatResult
+from gdnconsole.chatmodel import ChatError, ChatRequest, ChatResult, rounded
 
 if TYPE_CHECKING:
     from gdnconsole.chat import ChatClient
@@ -63,7 +63,7 @@ class BurstResult:
 
     def to_json(self) -> dict[str, Any]:
         def table(get: Callable[[float], float | None]) -> dict[str, float | None]:
-            return {f"p{p}": _round(get(p)) for p in PERCENTILES}
+            return {f"p{p}": rounded(get(p)) for p in PERCENTILES}
 
         return {
             "requests": self.requests,
@@ -74,13 +74,9 @@ class BurstResult:
             "tokens_per_s": table(self.rate),
             "total_ms": table(self.total),
             "completion_tokens": self.completion_tokens,
-            "total_tokens_per_s": _round(self.total_tokens_per_s),
+            "total_tokens_per_s": rounded(self.total_tokens_per_s),
             "errors": [{"error": message, "count": count} for message, count in self.errors.most_common()],
         }
-
-
-def _round(value: float | None) -> float | None:
-    return None if value is None else round(value, 1)
 
 
 async def burst(

@@ -76,11 +76,11 @@ class ChatResult:
         return {
             "ok": self.ok,
             "status": self.status,
-            "ttft_ms": _round(self.ttft_ms),
+            "ttft_ms": rounded(self.ttft_ms),
             "total_ms": round(self.total_ms, 1),
             "prompt_tokens": self.prompt_tokens,
             "completion_tokens": self.completion_tokens,
-            "tokens_per_s": _round(self.tokens_per_s),
+            "tokens_per_s": rounded(self.tokens_per_s),
             "text": self.text,
             "error": self.error,
             "reasoning": self.reasoning or None,
@@ -90,7 +90,8 @@ class ChatResult:
         }
 
 
-def _round(value: float | None) -> float | None:
+def rounded(value: float | None) -> float | None:
+    """One decimal for a JSON figure; None stays None."""
     return None if value is None else round(value, 1)
 
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gdnconsole.host.ranks import visible_devices
+from gdnconsole.sglang.launch import flag_value
 
 # What an idle GPU may show as used with no process listed (driver context, persistence mode); memory
 # above this with no live process to account for it is an old server's, still being torn down.
@@ -27,12 +28,8 @@ class Holder:
         return f"pid {self.pid} ({self.name or '?'}) holds {self.used_mib} MiB on GPU {self.gpu}"
 
 
-def _flag_int(argv: Sequence[str], names: Collection[str], default: int) -> int:
-    value: str | None = None
-    for i, word in enumerate(argv):
-        name, eq, rest = word.partition("=")
-        if name in names:
-            value = rest if eq else (argv[i + 1] if i + 1 < len(argv) else None)
+def _flag_int(argv: Sequence[str], names: Sequence[str], default: int) -> int:
+    value = flag_value(argv, names)
     try:
         return int(value) if value is not None else default
     except ValueError:

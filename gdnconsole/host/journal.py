@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
 import re
 import shlex
 import time
@@ -19,10 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-import platformdirs
-
-from gdnconsole.config import APP_NAME
-from gdnconsole.host.jsonlines import append_json_line
+from gdnconsole.host.jsonlines import append_json_line, data_dir
 from gdnconsole.sglang.launch import redact
 
 JOURNAL_DIR_ENV = "GDNCONSOLE_JOURNAL_DIR"
@@ -59,10 +55,7 @@ class Attempt:
 
 
 def default_dir() -> Path:
-    override = os.environ.get(JOURNAL_DIR_ENV)
-    if override:
-        return Path(override).expanduser()
-    return Path(platformdirs.user_data_dir(APP_NAME)) / "journal"
+    return data_dir(JOURNAL_DIR_ENV, "journal")
 
 
 class Journal:

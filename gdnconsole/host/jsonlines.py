@@ -8,6 +8,18 @@ import os
 from pathlib import Path
 from typing import Any
 
+import platformdirs
+
+from gdnconsole.config import APP_NAME
+
+
+def data_dir(override_env: str, folder: str) -> Path:
+    """``$override_env`` when set (tests, several consoles), else ``folder`` in the user data dir."""
+    override = os.environ.get(override_env)
+    if override:
+        return Path(override).expanduser()
+    return Path(platformdirs.user_data_dir(APP_NAME)) / folder
+
 
 def append_json_line(path: Path, record: dict[str, Any]) -> None:
     """Append one JSON line; a line torn by an earlier crash stays alone, unreadable, not glued to ours."""

@@ -25,7 +25,7 @@ from gdnconsole.host import gpumem
 from gdnconsole.host.journal import FINAL_OUTCOMES, Attempt, Journal, flag_diff
 from gdnconsole.host.replies import AgentRefused
 from gdnconsole.host.session import HostSession
-from gdnconsole.sglang.launch import LaunchSpec, launch_spec, redact
+from gdnconsole.sglang.launch import LaunchSpec, flag_value, launch_spec, redact
 
 __all__ = [
     "LaunchRefused",
@@ -129,13 +129,7 @@ def server_args(spec: LaunchSpec) -> Sequence[str]:
 
 
 def _model_of(spec: LaunchSpec) -> str:
-    argv = list(spec.argv)
-    for i, word in enumerate(argv):
-        if word in ("--model-path", "--model") and i + 1 < len(argv):
-            return argv[i + 1]
-        if word.startswith("--model-path="):
-            return word.split("=", 1)[1]
-    return ""
+    return flag_value(spec.argv, ("--model-path", "--model")) or ""
 
 
 # -- launching -------------------------------------------------------------------------------------
@@ -235,11 +229,7 @@ def _observe_verification(session: HostSession, attempt: Attempt) -> None:
     serving = session.serving
     if serving.server is None or serving.server[0] != attempt.pid or serving.verified is None:
         return
-    attempt.verify = {
-        "ok": serving.verified,
-        "latency_ms": None if serving.latency_ms is None else round(serving.latency_ms, 1),
-        "reason": serving.reason,
-    }
+    attempt.verify = serving.proof()
     if serving.verified and attempt.outcome in ("running", "timeout", "ready"):
         attempt.outcome = "verified"
 
@@ -253,10 +243,7 @@ def recall_verification(session: HostSession, journal: Journal | None = None) ->
     for attempt in reversed(_journal(session, journal).attempts()):
         if attempt.pid == server.get("pid") and attempt.verify is not None:
             session.prober.sync()
-            latency = attempt.verify.get("latency_ms")
-            session.serving.verified = bool(attempt.verify.get("ok"))
-            session.serving.latency_ms = float(latency) if isinstance(latency, int | float) else None
-            session.serving.reason = attempt.verify.get("reason")
+            session.serving.recall(attempt.verify)
             return
 
 

@@ -11,18 +11,14 @@ A line is a single run (``"kind": "prompt"``: the request, and the result's figu
 from __future__ import annotations
 
 import json
-import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-import platformdirs
-
 from gdnconsole.chatburst import BurstResult
 from gdnconsole.chatmodel import ChatRequest, ChatResult
-from gdnconsole.config import APP_NAME
-from gdnconsole.host.jsonlines import append_json_line
+from gdnconsole.host.jsonlines import append_json_line, data_dir
 
 PROMPTS_DIR_ENV = "GDNCONSOLE_PROMPTS_DIR"
 TEXT_CHARS = 2000  # of an answer's text (and reasoning) kept in the file
@@ -30,10 +26,7 @@ RECALL = 200  # distinct prompts offered for recall
 
 
 def default_dir() -> Path:
-    override = os.environ.get(PROMPTS_DIR_ENV)
-    if override:
-        return Path(override).expanduser()
-    return Path(platformdirs.user_data_dir(APP_NAME)) / "prompts"
+    return data_dir(PROMPTS_DIR_ENV, "prompts")
 
 
 def request_json(request: ChatRequest) -> dict[str, Any]:

@@ -11,16 +11,19 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from gdnconsole.chatmodel import HEALTH_TIMEOUT_S, ChatRequest, ChatResult, Health, HealthResult
+from gdnconsole.chatmodel import HEALTH_TIMEOUT_S, ChatError, ChatRequest, ChatResult, Health, HealthResult
 from gdnconsole.config import Verify
+from gdnconsole.host.link import LinkState
+from gdnconsole.sglang.launch import flag_value
 from gdnconsole.sglang.stages import Stage
 
 if TYPE_CHECKING:
     from gdnconsole.chat import ChatClient
+    from gdnconsole.host.session import HostSession
 
 WILDCARDS = frozenset({"", "0.0.0.0", "::", "[::]"})
 
@@ -60,6 +63,18 @@ class ServingState:
             "reason": self.reason,
         }
 
+    def proof(self) -> dict[str, Any]:
+        """What the journal keeps of the verification: ``{"ok", "latency_ms", "reason"}``."""
+        latency = None if self.latency_ms is None else round(self.latency_ms, 1)
+        return {"ok": self.verified, "latency_ms": latency, "reason": self.reason}
+
+    def recall(self, proof: Mapping[str, Any]) -> None:
+        """Take a proof back from the journal (a console that did not verify this server itself)."""
+        latency = proof.get("latency_ms")
+        self.verified = bool(proof.get("ok"))
+        self.latency_ms = float(latency) if isinstance(latency, int | float) else None
+        self.reason = proof.get("reason")
+
     def prove(self, result: ChatResult) -> None:
         """A real answer arrived: VERIFIED, with this answer's latency."""
         self.verified, self.latency_ms, self.reason = True, result.total_ms, None
@@ -71,23 +86,12 @@ class ServingState:
 
 def api_key(argv: Sequence[str]) -> str | None:
     """The ``--api-key`` of a server command line (the last one wins, as argparse does)."""
-    key: str | None = None
-    for i, word in enumerate(argv):
-        if word == "--api-key" and i + 1 < len(argv):
-            key = argv[i + 1]
-        elif word.startswith("--api-key="):
-            key = word.split("=", 1)[1]
-    return key
+    return flag_value(argv, ("--api-key",))
 
 
 def bind_host(argv: Sequence[str]) -> str:
     """Where to reach a server from its own host: its ``--host`` unless that is a wildcard."""
-    host = "127.0.0.1"
-    for i, word in enumerate(argv):
-        if word == "--host" and i + 1 < len(argv):
-            host = argv[i + 1]
-        elif word.startswith("--host="):
-            host = word.split("=", 1)[1]
+    host = flag_value(argv, ("--host",)) or "127.0.0.1"
     return "127.0.0.1" if host in WILDCARDS else host.strip("[]")
 
 
@@ -97,39 +101,43 @@ def verify_request(verify: Verify) -> ChatRequest:
 
 
 class Prober:
-    """Polls one host's server and verifies it; runs while the session runs.
+    """Polls one host's server and verifies it; runs while the session runs (its ``serving`` is the
+    state this keeps, and each change is announced to the session's listeners as "serving")."""
 
-    ``client`` opens a ChatClient for the current server (None while no server is known or the link is
-    down); ``listening`` says whether the log shows uvicorn listening; ``identity`` names the current server;
-    ``changed`` is called after each state change (the session notifies its listeners).
-    """
-
-    def __init__(
-        self,
-        state: ServingState,
-        *,
-        client: Callable[[], Any],
-        identity: Callable[[], tuple[int | None, int] | None],
-        stage: Callable[[], Stage | None],
-        ready: Callable[[], bool],
-        verify: Callable[[], Verify],
-        wait: Callable[[Callable[[], bool], float], Any],
-        changed: Callable[[], None],
-        timing: ProbeTiming | None = None,
-    ) -> None:
-        self.state = state
+    def __init__(self, session: HostSession, timing: ProbeTiming | None = None) -> None:
+        self.session = session
+        self.state = session.serving
         self.timing = timing or ProbeTiming()
-        self._client = client
-        self._identity = identity
-        self._stage = stage
-        self._ready = ready
-        self._verify = verify
-        self._wait = wait
-        self._changed = changed
+
+    def _identity(self) -> tuple[int | None, int] | None:
+        return self.session.server_identity()
+
+    def _ready(self) -> bool:
+        startup = self.session.log.tracker.current
+        return bool(startup and startup.ready)
+
+    def _verify(self) -> Verify:
+        profile = self.session.host.profile
+        return profile.verify if profile is not None else Verify()
+
+    def _changed(self) -> None:
+        self.session.notify("serving")
+
+    async def _wait(self, predicate: Callable[[], bool], seconds: float) -> bool:
+        return await self.session.wait_until(predicate, seconds)
+
+    async def _client(self) -> ChatClient | None:
+        """A client for the current server; None while the link is down or no port is known."""
+        if self.session.link is not LinkState.CONNECTED:
+            return None
+        try:
+            return await self.session.chat_client()
+        except ChatError:
+            return None
 
     def listening(self) -> bool:
-        stage = self._stage()
-        return self._identity() is not None and stage is not None and stage >= Stage.LISTENING
+        startup = self.session.log.tracker.current
+        return self._identity() is not None and startup is not None and startup.stage >= Stage.LISTENING
 
     def sync(self) -> bool:
         """Start over when the server changed; True when the state was reset."""

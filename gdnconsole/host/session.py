@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from gdnconsole import logscan
 from gdnconsole.chatmodel import ChatError, ChatResult, Timeouts
-from gdnconsole.config import Host, Verify
+from gdnconsole.config import Host
 from gdnconsole.host import simulated
 from gdnconsole.host.forward import ForwardError, Forwards
 from gdnconsole.host.link import AgentChannel, LinkError, LinkState, LocalAgent, SshTarget
@@ -29,7 +29,6 @@ from gdnconsole.host.replies import LinkLost, Message, Pending, Progress
 from gdnconsole.host.serving import Prober, ProbeTiming, ServingState, api_key, bind_host
 from gdnconsole.sglang import decodepoints
 from gdnconsole.sglang.decodepoints import DecodePoint
-from gdnconsole.sglang.stages import Stage
 from gdnconsole.sglang.tracker import StageTracker
 
 if TYPE_CHECKING:
@@ -146,26 +145,21 @@ class HostSession:
         self.serving = ServingState()
         self.decode_points: deque[DecodePoint] = deque(maxlen=DECODE_POINTS)
         self.probe = probe is not False
-        self.prober = Prober(
-            self.serving,
-            client=self._probe_client,
-            identity=self._server_identity,
-            stage=self._stage,
-            ready=lambda: bool(self.log.tracker.current and self.log.tracker.current.ready),
-            verify=self._verify_spec,
-            wait=self.wait_until,
-            changed=lambda: self._notify("serving"),
-            timing=probe if isinstance(probe, ProbeTiming) else None,
-        )
+        self.prober = Prober(self, probe if isinstance(probe, ProbeTiming) else None)
 
     # -- listeners ---------------------------------------------------------------------------------
 
     def subscribe(self, listener: Listener) -> None:
         self._listeners.append(listener)
 
-    def _notify(self, topic: str) -> None:
+    def unsubscribe(self, listener: Listener) -> None:
+        """Stop telling ``listener`` (a screen that closes); one not subscribed is ignored."""
+        with contextlib.suppress(ValueError):
+            self._listeners.remove(listener)
+
+    def notify(self, topic: str) -> None:
         self._changed.set()
-        for listener in self._listeners:
+        for listener in list(self._listeners):  # a listener may unsubscribe while it is told
             listener(topic)
 
     async def wait_until(self, predicate: Callable[[], bool], timeout: float) -> bool:
@@ -191,7 +185,7 @@ class HostSession:
         self.link, self.link_message = state, message
         if state is not LinkState.CONNECTED:
             self.rtt_ms = None
-        self._notify("link")
+        self.notify("link")
 
     async def run(self) -> None:
         """Keep the host connected until ``stop``; retry network failures with backoff."""
@@ -366,32 +360,32 @@ class HostSession:
         self.launched_alive = bool(message.get("alive", record is not None))
         if message.get("type") == "pidfile":
             self.pidfile_seen = True
-        self._notify("launched")
+        self.notify("launched")
 
     def _on_server_exit(self, message: dict[str, Any]) -> None:
         pid = int(message.get("pid", -1))
         self.exits[pid] = message
         if self.launched is not None and self.launched.get("pid") == pid:
             self.launched_alive = False
-        self._notify("server_exit")
+        self.notify("server_exit")
 
     def _on_hello(self, message: dict[str, Any]) -> None:
         self.hello = message
         self.hellos += 1
         self._set_link(LinkState.CONNECTED)
-        self._notify("hello")
+        self.notify("hello")
 
     def _on_gpus(self, message: dict[str, Any]) -> None:
         self.gpus = list(message.get("gpus", []))
         self.gpus_seen = True
         self.gpu_samples += 1
-        self._notify("gpus")
+        self.notify("gpus")
 
     def _on_processes(self, message: dict[str, Any]) -> None:
         self.servers = list(message.get("servers", []))
         self.processes_seen = True
         self.orphans = list(message.get("orphans", []))
-        self._notify("processes")
+        self.notify("processes")
 
     def _on_log(self, message: dict[str, Any]) -> None:
         log = self.log
@@ -416,19 +410,19 @@ class HostSession:
         log.append_mirror(data)
         log.offset = end
         log.seen = True
-        self._notify("log")
+        self.notify("log")
 
     def _on_log_reset(self, message: dict[str, Any]) -> None:
         self.log.restart(message.get("inode"))
         self.decode_points.clear()
         self.log.seen = True
-        self._notify("log")
+        self.notify("log")
 
     def _on_pong(self, message: dict[str, Any]) -> None:
         sent = self._pings.pop(int(message.get("id", -1)), None)
         if sent is not None:
             self.rtt_ms = (time.monotonic() - sent) * 1000.0
-            self._notify("link")
+            self.notify("link")
 
     # -- the server's HTTP endpoint ---------------------------------------------------------------
 
@@ -474,25 +468,10 @@ class HostSession:
             url, where = f"http://127.0.0.1:{local}", f"{where} (via SSH, local port {local})"
         return ChatClient(url, api_key(argv), where=where, timeouts=timeouts or Timeouts())
 
-    async def _probe_client(self) -> ChatClient | None:
-        if self.link is not LinkState.CONNECTED:
-            return None
-        try:
-            return await self.chat_client()
-        except ChatError:
-            return None
-
-    def _server_identity(self) -> tuple[int | None, int] | None:
+    def server_identity(self) -> tuple[int | None, int] | None:
+        """The current server, as the serving state names it: its pid and the log's generation."""
         server = self.server
         return None if server is None else (server.get("pid"), self.log.resets)
-
-    def _stage(self) -> Stage | None:
-        startup = self.log.tracker.current
-        return startup.stage if startup is not None else None
-
-    def _verify_spec(self) -> Verify:
-        profile = self.host.profile
-        return profile.verify if profile is not None else Verify()
 
     def note_prompt(self, result: ChatResult) -> None:
         """A prompt's outcome is evidence about the server (it may set or lose VERIFIED)."""
@@ -583,9 +562,16 @@ class HostSession:
             **self._serving_json(),
         }
 
+    @property
+    def serving_now(self) -> ServingState | None:
+        """What is known of the current server's answers; None while the state is another server's (the
+        prober has not caught up with a new pid or a restarted log) or there is no server."""
+        identity = self.server_identity()
+        return self.serving if identity is not None and self.serving.server == identity else None
+
     def _serving_json(self) -> dict[str, Any]:
-        serving = self.serving
-        if serving.server is None or serving.server != self._server_identity():
+        serving = self.serving_now
+        if serving is None:
             return {"health": None, "verified": None, "verify": None}  # nothing known of this server yet
         return {
             "health": serving.health.value if serving.health else None,

@@ -43,6 +43,17 @@ def server_args(profile: Profile) -> list[str]:
     return args
 
 
+def flag_value(argv: Sequence[str], names: Sequence[str]) -> str | None:
+    """The value of the flag ``names`` (``--tp 2`` or ``--tp=2``) in a command line; the last one wins,
+    as with argparse. None when it is absent."""
+    value: str | None = None
+    for i, word in enumerate(argv):
+        name, eq, rest = word.partition("=")
+        if name in names:
+            value = rest if eq else (argv[i + 1] if i + 1 < len(argv) else None)
+    return value
+
+
 def launch_spec(profile: Profile, python: str = "python3") -> LaunchSpec:
     argv = (python, "-m", "sglang.launch_server", *server_args(profile))
     return LaunchSpec(argv=argv, env=dict(profile.env), port=profile.port)

@@ -188,7 +188,7 @@ def look(session: HostSession, *, expected_exit: bool = False) -> Look:
             startup_s = max(0.0, ready_at - min(startup.started.values()))
     serving = session.serving
     pid = server.get("pid") if server is not None else None
-    current = serving.server is not None and serving.server == (pid, session.log.resets)
+    current = session.serving_now is not None
     exits = tuple(
         (pid, code if isinstance(code := message.get("returncode"), int) else None)
         for pid, message in session.exits.items()

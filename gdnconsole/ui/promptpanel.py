@@ -30,7 +30,7 @@ from gdnconsole.ui.answerview import AnswerView
 from gdnconsole.ui.burstview import BurstView
 from gdnconsole.ui.help import HelpScreen
 from gdnconsole.ui.promptform import FormError, PromptForm
-from gdnconsole.ui.promptsession import SessionChanged, relay, serving_text
+from gdnconsole.ui.promptsession import SessionChanged, serving_text
 from gdnconsole.ui.sparkpanel import SparkPanel
 from gdnconsole.ui.tones import Tones
 
@@ -112,7 +112,7 @@ class PromptScreen(Screen[None]):
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
-        relay(self.session).targets.append(self._heard)
+        self.session.subscribe(self._heard)
         self.ticker = self.set_interval(TICK_S, self._tick, pause=True)
         self.answer.idle(HINT)
         self.app.theme_changed_signal.subscribe(self, self._theme_changed)
@@ -121,9 +121,7 @@ class PromptScreen(Screen[None]):
         self.form.box.focus()
 
     def on_unmount(self) -> None:
-        targets = relay(self.session).targets
-        if self._heard in targets:
-            targets.remove(self._heard)
+        self.session.unsubscribe(self._heard)
 
     def on_resize(self, event: events.Resize) -> None:
         self.set_class(event.size.width < NARROW, "-narrow")

@@ -1,10 +1,7 @@
-"""The host as the prompt panel sees it: the session's changes passed on to the open panels, and whether
-its server answers, in words."""
+"""The host as the prompt panel sees it: the message a session change becomes, and whether its server
+answers, in words."""
 
 from __future__ import annotations
-
-import weakref
-from collections.abc import Callable
 
 from rich.style import Style
 from rich.text import Text
@@ -22,34 +19,13 @@ class SessionChanged(Message):
         return isinstance(message, SessionChanged)
 
 
-class Relay:
-    """One subscription per session for the life of the process (a session has no unsubscribe): it passes
-    each change on to the prompt panels open on that session."""
-
-    def __init__(self, session: HostSession) -> None:
-        self.targets: list[Callable[[str], None]] = []
-        session.subscribe(self)
-
-    def __call__(self, topic: str) -> None:
-        for target in list(self.targets):
-            target(topic)
-
-
-_RELAYS: weakref.WeakKeyDictionary[HostSession, Relay] = weakref.WeakKeyDictionary()
-
-
-def relay(session: HostSession) -> Relay:
-    relay = _RELAYS.get(session)
-    if relay is None:
-        relay = _RELAYS[session] = Relay(session)
-    return relay
-
-
 def serving_text(session: HostSession, tones: Tones) -> Text:
     """Whether the server answers: verified (with the proof's latency), its health, or why not."""
-    state = session.serving
     if session.server is None:
         return Text("no server running", tones.muted)
+    state = session.serving_now
+    if state is None:  # the prober has not looked at this server yet
+        return Text("◌ health not checked yet", tones.muted)
     if state.verifying:
         return Text("◐ verifying…", tones.warn)
     if state.verified:

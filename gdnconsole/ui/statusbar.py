@@ -82,9 +82,8 @@ def stage_text(session: HostSession, palette: LogPalette) -> Text | None:
 def verdict(session: HostSession) -> tuple[bool | None, str] | None:
     """Whether the current server answered (True: VERIFIED, False: failed or lost), with its detail;
     None while nothing is known (no server, not yet asked)."""
-    serving = session.serving
-    server = session.server
-    if server is None or serving.server is None or serving.server[0] != server.get("pid"):
+    serving = session.serving_now
+    if serving is None:
         return None
     if serving.verifying:
         return None, "verifying…"

@@ -4,7 +4,6 @@ server binds the host's loopback and is reached through the session's SSH local 
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import os
 import signal
 import socket
@@ -206,7 +205,3 @@ async def test_the_forward_comes_back_with_the_link(tmp_path: Path, netns_host: 
     finally:
         for pgid in groups:
             kill_group(pgid)
-
-
-def test_profile_is_what_launchkit_builds() -> None:
-    assert dataclasses.replace(profile(), speculative=PLAIN).speculative.algorithm is None

@@ -347,3 +347,19 @@ async def test_twenty_link_cuts_lose_and_repeat_no_line(tmp_path: Path, netns_ho
         assert await session.wait_until(lambda: session.log.lines == written, 15)
     numbers = [int(line.split("seq ")[1]) for line in session.log.recent(10_000)]
     assert numbers == list(range(1, written + 1))
+
+
+def test_a_listener_can_unsubscribe_even_while_it_is_told(tmp_path: Path) -> None:
+    session = HostSession(sim_host(tmp_path))
+    heard: list[str] = []
+
+    def once(topic: str) -> None:
+        heard.append(topic)
+        session.unsubscribe(once)
+
+    session.subscribe(once)
+    session.subscribe(heard.append)
+    session.notify("log")
+    session.notify("gpus")
+    session.unsubscribe(once)  # not subscribed any more: ignored
+    assert heard == ["log", "log", "gpus"]

@@ -60,6 +60,7 @@ async def open_panel(pilot: Pilot[Any]) -> PromptScreen:
     screen.clock = lambda: NOW
     screen.form.box.cursor_blink = False  # a blinking cursor would be caught on or off
     session = screen.session
+    session.prober.sync()  # the serving state is this server's (as the prober makes it when it runs)
     session.serving.prove(ChatResult(ok=True, total_ms=412.0))
     session.decode_points.clear()
     session.decode_points.extend(decode_points())
