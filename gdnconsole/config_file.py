@@ -13,10 +13,6 @@ from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
-import tomlkit
-from tomlkit.container import Container
-from tomlkit.items import InlineTable, Table
-
 from gdnconsole import config
 from gdnconsole.config import Config, ConfigError, Host, Profile, Speculative, Verify
 
@@ -167,6 +163,10 @@ def save_profile(path: Path, host: str, profile: Profile) -> Config:
     Comments and key order are kept; a new profile is appended after the host's last one. The edited text
     is validated before it replaces the file, so a save never leaves a file that does not load.
     """
+    import tomlkit  # only here: every command (and the dashboard's first frame) reads this module
+    from tomlkit.container import Container
+    from tomlkit.items import Table
+
     text = path.read_text(encoding="utf-8")
     doc = tomlkit.parse(text)
     hosts = doc.get("hosts")
@@ -227,6 +227,8 @@ def _add_key(table: Any, key: str, value: Any) -> None:
 
 def _pop_trailing(table: Any) -> list[Any]:
     """Remove and return the comments and blank lines after a table's last key."""
+    from tomlkit.items import Table
+
     body = table.value.body if isinstance(table, Table) else []
     trailing: list[Any] = []
     while body and body[-1][0] is None:
@@ -236,6 +238,8 @@ def _pop_trailing(table: Any) -> list[Any]:
 
 def _last_table(table: Any) -> Any:
     """The table written last inside ``table`` (itself when it holds no sub-table at its end)."""
+    from tomlkit.items import Table
+
     if not isinstance(table, Table):
         return table
     for key, item in reversed(table.value.body):
@@ -246,6 +250,9 @@ def _last_table(table: Any) -> Any:
 
 def _new_subtable(parent: Any) -> Any:
     """A table inside an inline table must be inline too; elsewhere it gets its own [header]."""
+    import tomlkit
+    from tomlkit.items import InlineTable
+
     return tomlkit.inline_table() if isinstance(parent, InlineTable) else tomlkit.table()
 
 

@@ -12,10 +12,8 @@ two halves of a large file are scanned by two processes.
 from __future__ import annotations
 
 import mmap
-import multiprocessing
 import os
 from collections.abc import Callable, Iterator
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -284,6 +282,9 @@ def scan(path: Path, *, parallel: bool | None = None) -> ScanResult:
         lines, records = _scan_span(str(path), 0, size)
         return ScanResult(lines, records)
     mid = _split_point(path, size)
+    import multiprocessing  # here: every session imports this module, few files are this big
+    from concurrent.futures import ProcessPoolExecutor
+
     ctx = multiprocessing.get_context("fork")
     with ProcessPoolExecutor(max_workers=2, mp_context=ctx) as pool:
         first = pool.submit(_scan_span, str(path), 0, mid)

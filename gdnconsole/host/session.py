@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib
 import itertools
 import time
 from collections import deque
@@ -247,6 +248,10 @@ class HostSession:
     async def _open_channel(self) -> AgentChannel:
         env = simulated.environment(self.host) if self.host.simulate else {}
         workdir = str(simulated.workdir(self.host)) if self.host.simulate else self.host.workdir
+        if self.ssh_target is not None and self._ssh_link is None:
+            # asyncssh takes 0.2-0.4 s to import: in a thread, so the loop (a UI's frames, other hosts'
+            # links) runs meanwhile.
+            await asyncio.to_thread(importlib.import_module, "gdnconsole.host.sshlink")
         link = self.ssh_link
         if link is None:
             return await LocalAgent.start(self.host.python, env, workdir)

@@ -19,7 +19,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, Static, TabbedContent, TabPane
+from textual.widgets import ContentSwitcher, Static
 from textual.worker import Worker
 
 from gdnconsole.config import Profile
@@ -28,8 +28,9 @@ from gdnconsole.host.link import LinkState
 from gdnconsole.host.session import HostSession
 from gdnconsole.ui.alerts import HostAlerts, look
 from gdnconsole.ui.hostpane import HostPane
+from gdnconsole.ui.keybar import KeyBar
 from gdnconsole.ui.logpane import POLL_S, LogPane
-from gdnconsole.ui.statusbar import Clock, overview_text
+from gdnconsole.ui.statusbar import Clock, overview_rows
 from gdnconsole.ui.theme import LogPalette
 
 # The screens behind a key (the form with SGLang's flag tables, the journal, the prompt panel, launching)
@@ -42,6 +43,7 @@ if TYPE_CHECKING:
 # The dashboard's `e` edits the launch flags; the log pane's "first error" moves to `E` here (the log
 # view keeps `e`). Applied as the app's keymap, so footer, help and palette all say `E`.
 DASHBOARD_KEYMAP = {"log.first_error": "E"}
+HOST_ACTIONS = frozenset({"next_host", "previous_host", "host"})
 LAUNCH_ACTIONS = frozenset({"launch", "relaunch", "stop"})
 TICK_S = 1.0  # uptimes and "down since" move with the clock
 READONLY_NOTE = Text("◉ read-only", Style(bold=True))  # in each host's status bar with --readonly
@@ -103,31 +105,34 @@ def _host_bindings() -> list[BindingType]:
 
 class DashboardScreen(Screen[None]):
     # The overview rows are the tab strip (numbered, the active one highlighted, a click opens one), so
-    # the tabs themselves are hidden: three more rows for the log on a small terminal.
+    # the host panes sit in a plain switcher, without tabs: more rows for the log on a small terminal,
+    # and fewer widgets (and mount steps) before the first frame.
     DEFAULT_CSS = """
     DashboardScreen #overview { height: auto; background: $surface; border-bottom: solid $panel; }
-    DashboardScreen #hosts > ContentTabs { display: none; }
     DashboardScreen #hosts { height: 1fr; }
-    DashboardScreen TabPane { padding: 0; height: 1fr; }
     DashboardScreen.-no-gpus GpuPanel { display: none; }
     DashboardScreen.-short #overview { border-bottom: none; }
     DashboardScreen.-short GpuPanel { border: none; }
     """
 
+    # The log has the keys from the first frame: focusing it later recomposed the footer in a second one.
+    AUTO_FOCUS = "#host-0 LogView"
+
+    # The most used first: the key bar keeps this order and leaves out the last ones when narrow.
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("right_square_bracket", "next_host", "Next host", key_display="]", id="dash.next_host"),
-        Binding("left_square_bracket", "previous_host", "Previous host", show=False, id="dash.previous_host"),
-        *_host_bindings(),
-        Binding("r", "reconnect", "Reconnect", id="dash.reconnect"),
         Binding("e", "edit", "Edit flags", id="dash.edit"),
         Binding("L", "launch", "Launch", id="dash.launch"),
         Binding("R", "relaunch", "Relaunch", id="dash.relaunch"),
         Binding("S", "stop", "Stop server", id="dash.stop"),
-        Binding("j", "journal", "Journal", id="dash.journal"),
         Binding("p", "prompt", "Prompt", id="dash.prompt"),
+        Binding("j", "journal", "Journal", id="dash.journal"),
+        Binding("right_square_bracket", "next_host", "Next host", key_display="]", id="dash.next_host"),
+        Binding("left_square_bracket", "previous_host", "Previous host", show=False, id="dash.previous_host"),
+        *_host_bindings(),
+        Binding("q", "quit", "Quit", id="dash.quit"),
+        Binding("r", "reconnect", "Reconnect", id="dash.reconnect"),
         Binding("g", "toggle_gpus", "Show / hide the GPU panel", show=False, id="dash.gpus"),
         Binding("question_mark,f1", "help", "Help", key_display="?", id="dash.help"),
-        Binding("q", "quit", "Quit", id="dash.quit"),
     ]
 
     def __init__(
@@ -171,11 +176,12 @@ class DashboardScreen(Screen[None]):
         if len(self.sessions) > 1:
             with Vertical(id="overview"):
                 yield from (OverviewRow(i) for i in range(len(self.sessions)))
-        with TabbedContent(id="hosts"):
+        with ContentSwitcher(id="hosts", initial="host-0"):
             for i, session in enumerate(self.sessions):
-                with TabPane(f"{i + 1} {session.host.name}", id=f"host-{i}"):
-                    yield HostPane(session, self.palette, self.clock, poll_interval=self.poll_interval)
-        yield Footer(compact=True)
+                yield HostPane(
+                    session, self.palette, self.clock, poll_interval=self.poll_interval, id=f"host-{i}"
+                )
+        yield KeyBar()
 
     def on_resize(self, event: events.Resize) -> None:
         narrow = event.size.width < NARROW
@@ -185,6 +191,7 @@ class DashboardScreen(Screen[None]):
             for pane in self.query(LogPane):
                 pane.set_class(narrow, "-no-timeline")
         self.set_class(event.size.height < SHORT, "-short")
+        self.call_after_refresh(self._paint_overview)  # its columns fit the new width
 
     def on_mount(self) -> None:
         for i, session in enumerate(self.sessions):
@@ -216,11 +223,11 @@ class DashboardScreen(Screen[None]):
     # -- hosts -----------------------------------------------------------------------------------------
 
     def host_pane(self, index: int) -> HostPane:
-        return self.query_one(f"#host-{index}", TabPane).query_one(HostPane)
+        return self.query_one(f"#host-{index}", HostPane)
 
     @property
     def active_index(self) -> int:
-        active = self.query_one(TabbedContent).active
+        active = self.query_one("#hosts", ContentSwitcher).current
         return int(active.removeprefix("host-")) if active else 0
 
     def _run(self, index: int) -> None:
@@ -283,22 +290,22 @@ class DashboardScreen(Screen[None]):
     def _paint_overview(self) -> None:
         if len(self.sessions) < 2:
             return
-        width = max(len(s.host.name) for s in self.sessions)
         active = self.active_index
-        for row in self.query(OverviewRow):
-            label = f"{'▶' if row.index == active else ' '}{row.index + 1}"
-            row.update(overview_text(self.sessions[row.index], self.palette, label, width))
+        labels = [f"{'▶' if i == active else ' '}{i + 1}" for i in range(len(self.sessions))]
+        widgets = list(self.query(OverviewRow))
+        width = widgets[0].content_region.width if widgets else 0
+        texts = overview_rows(self.sessions, self.palette, labels, width or None)
+        for row in widgets:
+            row.update(texts[row.index])
             row.set_class(row.index == active, "-active")
 
     # -- tabs ------------------------------------------------------------------------------------------
 
     def show_host(self, index: int) -> None:
-        if 0 <= index < len(self.sessions):
-            self.query_one(TabbedContent).active = f"host-{index}"
-
-    def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
-        self._paint_overview()
-        self._focus_log()
+        if 0 <= index < len(self.sessions) and index != self.active_index:
+            self.query_one("#hosts", ContentSwitcher).current = f"host-{index}"
+            self._paint_overview()
+            self._focus_log()
 
     def on_overview_row_selected(self, message: OverviewRow.Selected) -> None:
         self.show_host(message.index)
@@ -378,6 +385,8 @@ class DashboardScreen(Screen[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if self.quitting:
             return False  # a key typed while the sessions stop would open a screen on a closing app
+        if action in HOST_ACTIONS and len(self.sessions) < 2:
+            return False  # one host: nothing to switch to (and no key bar room spent on it)
         return not (self.readonly and action in LAUNCH_ACTIONS)
 
     def action_edit(self) -> None:

@@ -21,7 +21,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widget import Widget
-from textual.widgets import Button, Footer, Input, Label, Select, Static, TextArea
+from textual.widgets import Button, Input, Label, Select, Static, TextArea
 
 from gdnconsole.config import ConfigError, Profile
 from gdnconsole.config_file import save_profile
@@ -42,6 +42,7 @@ from gdnconsole.ui.formmodel import (
     parse,
     values_of,
 )
+from gdnconsole.ui.keybar import KeyBar
 
 if TYPE_CHECKING:
     from gdnconsole.host.hostcheck import HostVerdict
@@ -173,7 +174,7 @@ class FlagFormScreen(Screen[FormResult]):
             if not self.readonly:
                 yield Button("Launch ^l", id="ff-launch", compact=True, variant="warning")
             yield Button("Close esc", id="ff-close", compact=True)
-        yield Footer(compact=True)
+        yield KeyBar()
 
     def _row(self, name: str, label: str, widget: Widget) -> ComposeResult:
         with Horizontal(classes="ff-row", id=f"ff-row-{name}"):

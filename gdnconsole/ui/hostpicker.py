@@ -12,11 +12,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.screen import Screen
-from textual.widgets import Footer, OptionList, Static
+from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from gdnconsole.config import Host
 from gdnconsole.ui.help import HelpScreen
+from gdnconsole.ui.keybar import KeyBar
 
 
 def describe(host: Host) -> str:
@@ -56,7 +57,7 @@ class HostPickerScreen(Screen[list[Host]]):
                 title.append(f"   ({self.config_path})", Style(dim=True))
             yield Static(title, id="picker-title")
             yield OptionList(*(Option(self._prompt(i), id=f"pick-{i}") for i in range(len(self.hosts))))
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self.query_one(OptionList).focus()

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar, Literal
 
+from rich.console import Console
 from rich.style import Style
 from rich.text import Text
 from textual import work
@@ -19,13 +20,14 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 
 from gdnconsole.config import Profile
 from gdnconsole.host.journal import Attempt, Journal
 from gdnconsole.sglang.launch import launch_spec, restore_secrets
 from gdnconsole.ui.confirm import diff_text
 from gdnconsole.ui.formmodel import profile_from_argv
+from gdnconsole.ui.keybar import KeyBar
 
 OUTCOME_STYLES: dict[str, Style] = {
     "verified": Style(color="green", bold=True),
@@ -38,7 +40,9 @@ OUTCOME_STYLES: dict[str, Style] = {
 }
 DIM = Style(dim=True)
 BAD = Style(color="red")
-COLUMNS = ("#", "time", "profile", "outcome", "stages reached", "fatal / rule")
+COLUMNS = ("#", "time", "profile", "outcome", "reached", "fatal / rule")
+LABEL_WIDTH = 6  # "argv  ", "stage "…
+CELL_PADDING = 2  # DataTable's, one cell either side of each column
 
 
 @dataclass(frozen=True)
@@ -47,6 +51,13 @@ class JournalResult:
 
     action: Literal["rerun", "form"]
     profile: Profile
+
+
+def reached_text(attempt: Attempt) -> Text:
+    """The furthest stage and the time the startup took to get there (each stage is in the detail)."""
+    if not attempt.stages:
+        return Text(attempt.stage, DIM)
+    return Text.assemble(attempt.stage, (f" {sum(attempt.stages.values()):.1f}s", DIM))
 
 
 def stages_text(attempt: Attempt) -> Text:
@@ -69,22 +80,53 @@ def attempt_row(attempt: Attempt) -> tuple[Text, ...]:
     when = time.strftime("%m-%d %H:%M:%S", time.localtime(attempt.time))
     outcome = Text(attempt.outcome, OUTCOME_STYLES.get(attempt.outcome, Style()))
     cells = (str(attempt.number), when, attempt.profile)
-    return (*(Text(c) for c in cells), outcome, stages_text(attempt), cause_text(attempt))
+    return (*(Text(c) for c in cells), outcome, reached_text(attempt), cause_text(attempt))
 
 
-def detail_text(attempt: Attempt) -> Text:
-    """The attempt's exact command, environment and changes against the attempt before it."""
+def fitted_rows(rows: list[tuple[Text, ...]], width: int) -> list[tuple[Text, ...]]:
+    """The rows with the last column (the cause, the one that can be long) cut with an ellipsis to what
+    the other columns leave of ``width``: the table never needs a sideways scroll to show its columns."""
+    fixed = sum(
+        max([len(label), *(row[i].cell_len for row in rows)]) + CELL_PADDING
+        for i, label in enumerate(COLUMNS[:-1])
+    )
+    room = max(len(COLUMNS[-1]), width - fixed - CELL_PADDING)
+    fitted = []
+    for row in rows:
+        cause = row[-1].copy()
+        cause.truncate(room, overflow="ellipsis")
+        fitted.append((*row[:-1], cause))
+    return fitted
+
+
+def detail_text(attempt: Attempt, width: int, console: Console) -> Text:
+    """The attempt's exact command, environment, stages and changes against the attempt before it, each
+    value wrapped to ``width`` under its own start (the labels stay a column apart)."""
     out = Text(f"attempt {attempt.number} · profile {attempt.profile} · ", Style(bold=True))
-    out.append(f"{attempt.outcome}\n", OUTCOME_STYLES.get(attempt.outcome, Style()))
-    out.append("argv  ", DIM)
-    out.append(shlex.join(attempt.argv) + "\n")
-    out.append("env   ", DIM)
-    out.append((" ".join(f"{k}={shlex.quote(v)}" for k, v in attempt.env.items()) or "(none)") + "\n")
-    out.append("diff  ", DIM)
-    out.append_text(diff_text(attempt.diff) if attempt.diff else Text("(first attempt, or no change)", DIM))
-    for warning in attempt.warnings:
-        out.append("\nwarn  ", DIM)
-        out.append(warning, Style(color="yellow"))
+    out.append(attempt.outcome, OUTCOME_STYLES.get(attempt.outcome, Style()))
+    env = " ".join(f"{k}={shlex.quote(v)}" for k, v in attempt.env.items())
+    fields = [
+        ("argv", Text(shlex.join(attempt.argv))),
+        ("env", Text(env) if env else Text("(none)", DIM)),
+        ("stage", stages_text(attempt)),
+        ("diff", diff_text(attempt.diff) if attempt.diff else Text("(first attempt, or no change)", DIM)),
+        *(("warn", Text(warning, Style(color="yellow"))) for warning in attempt.warnings),
+    ]
+    for label, value in fields:
+        out.append("\n")
+        out.append_text(labelled(label, value, width, console))
+    return out
+
+
+def labelled(label: str, value: Text, width: int, console: Console) -> Text:
+    """``label`` in its column, then ``value`` with its wrapped lines starting under its first."""
+    indent = " " * LABEL_WIDTH
+    lines = value.wrap(console, max(20, width - LABEL_WIDTH))
+    out = Text(label.ljust(LABEL_WIDTH), DIM)
+    for i, line in enumerate(lines):
+        if i:
+            out.append("\n" + indent)
+        out.append_text(line)
     return out
 
 
@@ -110,13 +152,14 @@ class JournalScreen(Screen[JournalResult | None]):
         self.readonly = readonly
         self.attempts: list[Attempt] = []
         self.exported: Path | None = None  # the last Markdown export
+        self._filled_width = 0  # the table width the rows were fitted to
 
     def compose(self) -> ComposeResult:
         yield Static(Text(f"Launch journal · {self.journal.host} · {self.journal.path}"), id="journal-title")
         yield DataTable(cursor_type="row", zebra_stripes=True, id="journal-table")
         with VerticalScroll(id="journal-detail"):
             yield Static(Text("no attempts yet", DIM), id="journal-argv")
-        yield Footer(compact=True)
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self.query_one(DataTable).add_columns(*COLUMNS)
@@ -129,14 +172,30 @@ class JournalScreen(Screen[JournalResult | None]):
 
     def _show(self, attempts: list[Attempt]) -> None:
         self.attempts = attempts
+        self._fill(len(attempts) - 1)  # the latest attempt is the one to look at
+        self.query_one(DataTable).focus()
+
+    def _fill(self, row: int) -> None:
+        """The rows, fitted to the table's width, with the cursor on ``row``."""
         table = self.query_one(DataTable)
         table.clear()
-        for attempt in attempts:
-            table.add_row(*attempt_row(attempt), key=str(attempt.number))
-        if attempts:
-            table.move_cursor(row=len(attempts) - 1)  # the latest attempt is the one to look at
-            self._detail(len(attempts) - 1)
-        table.focus()
+        self._filled_width = table.scrollable_content_region.width or self.app.size.width
+        rows = fitted_rows([attempt_row(a) for a in self.attempts], self._filled_width)
+        for attempt, cells in zip(self.attempts, rows, strict=True):
+            table.add_row(*cells, key=str(attempt.number))
+        if 0 <= row < len(self.attempts):
+            table.move_cursor(row=row)
+            self._detail(row)
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._refit)
+
+    def _refit(self) -> None:
+        table = self.query_one(DataTable)
+        if self.attempts and table.scrollable_content_region.width != self._filled_width:
+            self._fill(table.cursor_row)
+        else:
+            self._detail(table.cursor_row)  # re-wrapped to the new width
 
     @property
     def selected(self) -> Attempt | None:
@@ -148,7 +207,9 @@ class JournalScreen(Screen[JournalResult | None]):
 
     def _detail(self, row: int) -> None:
         if 0 <= row < len(self.attempts):
-            self.query_one("#journal-argv", Static).update(detail_text(self.attempts[row]))
+            detail = self.query_one("#journal-argv", Static)
+            width = detail.content_region.width or self.app.size.width - 2
+            detail.update(detail_text(self.attempts[row], width, self.app.console))
 
     def _profile_of(self, attempt: Attempt) -> Profile:
         base = self.base or Profile(name=attempt.profile, model="")

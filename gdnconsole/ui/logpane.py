@@ -26,7 +26,6 @@ from textual.worker import Worker, get_current_worker
 from gdnconsole.logdoc import FilterSpec, Fold, LineInfo, LogDocument
 from gdnconsole.logindex import Growth
 from gdnconsole.ui.logview import LogView
-from gdnconsole.ui.prompts import FilterScreen, SearchScreen
 from gdnconsole.ui.theme import LogPalette
 from gdnconsole.ui.timeline import Timeline, TimelineData, timeline_data
 
@@ -245,6 +244,8 @@ class LogPane(Vertical):
     # -- filter ----------------------------------------------------------------------------------------
 
     def action_filter(self) -> None:
+        from gdnconsole.ui.prompts import FilterScreen  # loads with the first filter, not the first frame
+
         self.app.push_screen(FilterScreen(self.filter_spec, sorted(self.doc.ranks)), self.apply_filter)
 
     def apply_filter(self, spec: FilterSpec | None) -> None:
@@ -295,6 +296,8 @@ class LogPane(Vertical):
     # -- search ----------------------------------------------------------------------------------------
 
     def action_search(self) -> None:
+        from gdnconsole.ui.prompts import SearchScreen
+
         self.app.push_screen(SearchScreen(self.search_pattern), self._search_entered)
 
     def _search_entered(self, pattern: str | None) -> None:

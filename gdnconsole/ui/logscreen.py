@@ -11,15 +11,14 @@ from typing import ClassVar
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
-from textual.widgets import Footer
 from textual.worker import Worker
 
 from gdnconsole.logdoc import FilterSpec
 from gdnconsole.ui import theme
 from gdnconsole.ui.help import HelpScreen, Section
+from gdnconsole.ui.keybar import KeyBar
 from gdnconsole.ui.logpane import POLL_S, LogPane, StatusBar
 from gdnconsole.ui.logview import LogView
-from gdnconsole.ui.prompts import FilterScreen, SearchScreen
 from gdnconsole.ui.theme import DEFAULT_THEME, LogPalette, ThemeSet
 from gdnconsole.ui.timeline import Timeline, TimelineData
 
@@ -36,6 +35,8 @@ __all__ = [
 
 def log_help_sections(screen_bindings: list[BindingType]) -> list[Section]:
     """The log pane's keys, with the keys of the screen that holds it (the dashboard reuses this)."""
+    from gdnconsole.ui.prompts import FilterScreen, SearchScreen  # with the help screen, not the app
+
     return [
         ("log view", [*LogPane.BINDINGS, *screen_bindings]),
         ("log lines", LogView.BINDINGS),
@@ -64,7 +65,7 @@ class LogScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield LogPane(self.path, self.palette, follow=self._follow, poll_interval=self.poll_interval)
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self.view.focus()

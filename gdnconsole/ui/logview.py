@@ -15,6 +15,7 @@ from collections.abc import Iterable, Sequence
 from typing import ClassVar
 
 from rich.segment import Segment
+from rich.style import Style
 from textual import events
 from textual.binding import Binding, BindingType
 from textual.geometry import Size
@@ -129,6 +130,7 @@ class LogView(ScrollView, can_focus=True):
         super().__init__(id=id)
         self.palette = palette
         self.cache = LinesCache()
+        self._base: Style | None = None  # rich_style walks every ancestor: once per style change
         self.rows = RowMap(0)
         self.total = 0
         self.cursor = 0  # a row
@@ -256,7 +258,9 @@ class LogView(ScrollView, can_focus=True):
     def render_line(self, y: int) -> Strip:
         row = self.scroll_offset.y + y
         width = self.size.width
-        base = self.rich_style
+        base = self._base
+        if base is None:
+            base = self._base = self.rich_style
         if row >= self.rows.count:
             return Strip.blank(width, base)
         line = self.rows.line(row)
@@ -304,6 +308,7 @@ class LogView(ScrollView, can_focus=True):
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
+        self._base = None
         self.refresh()
 
     # -- cursor ----------------------------------------------------------------------------------------

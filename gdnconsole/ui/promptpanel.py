@@ -18,7 +18,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 from textual.worker import Worker, WorkerState
 
 from gdnconsole.chatburst import BurstResult, burst
@@ -29,6 +29,7 @@ from gdnconsole.sglang.flags import parse_version
 from gdnconsole.ui.answerview import AnswerView
 from gdnconsole.ui.burstview import BurstView
 from gdnconsole.ui.help import HelpScreen
+from gdnconsole.ui.keybar import KeyBar
 from gdnconsole.ui.promptform import FormError, PromptForm
 from gdnconsole.ui.promptsession import SessionChanged, serving_text
 from gdnconsole.ui.sparkpanel import SparkPanel
@@ -109,7 +110,7 @@ class PromptScreen(Screen[None]):
                 yield AnswerView(id="prompt-answer")
                 yield BurstView(id="prompt-burst")
         yield SparkPanel(id="prompt-sparks")
-        yield Footer(compact=True)
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self.session.subscribe(self._heard)

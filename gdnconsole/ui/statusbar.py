@@ -7,7 +7,7 @@ fixed one). Everything that comes from the host is appended as plain text, never
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from rich.style import Style
 from rich.text import Text
@@ -43,12 +43,13 @@ def clock_time(epoch: float) -> str:
     return time.strftime("%H:%M:%S", time.localtime(epoch))
 
 
-def link_text(session: HostSession, *, short: bool = False) -> Text:
-    """The link state, e.g. ``● connected 3 ms`` or ``✖ down since 10:04:05``."""
+def link_text(session: HostSession, *, short: bool = False, rtt: bool = True) -> Text:
+    """The link state, e.g. ``● connected 3 ms`` (the round trip unless not ``rtt``) or ``✖ down since
+    10:04:05``."""
     link = session.link
     if link is LinkState.CONNECTED:
-        rtt = "" if session.rtt_ms is None else f" {session.rtt_ms:.0f} ms"
-        return Text.assemble(("● connected", GOOD), rtt)
+        rtt = rtt and session.rtt_ms is not None
+        return Text.assemble(("● connected", GOOD), f" {session.rtt_ms:.0f} ms" if rtt else "")
     if link is LinkState.CONNECTING:
         return Text("◌ connecting…", WAIT)
     if link is LinkState.DOWN:
@@ -179,26 +180,59 @@ def gpus_used(session: HostSession) -> Text:
     return Text(f"{busy}/{len(gpus)} GPUs {sum(used) / 1024:.1f}/{total / 1024:.1f} GiB")
 
 
-def _cell(text: Text | None, width: int) -> Text:
-    out = (text or Text()).copy()
-    out.truncate(width, overflow="ellipsis", pad=True)
-    return out
+def decode_short(session: HostSession) -> Text | None:
+    """Only the throughput, for a narrow overview."""
+    startup = session.log.tracker.current
+    if startup is None or startup.gen_throughput is None or session.server is None:
+        return None
+    return Text(f"{startup.gen_throughput:.1f} tok/s")
 
 
-def overview_text(session: HostSession, palette: LogPalette, label: str, name_width: int) -> Text:
-    """One compact row per open host, in columns: name, link, stage, GPUs in use, throughput."""
-    out = Text(f"{label} ", Style(dim=True))
-    out.append(f"{session.host.name:<{name_width}}  ", Style(bold=True))
-    out.append_text(_cell(link_text(session, short=True), 19))
+def overview_cells(session: HostSession, palette: LogPalette, *, short: bool = False) -> list[Text]:
+    """One host's overview columns: link, stage (✔/✖ when verified or not), GPUs in use, throughput;
+    ``short`` leaves out the link's round trip and the accept length."""
     stage = stage_text(session, palette)
     verified = verify_text(session, short=True)
     if stage is not None and verified is not None and verdict(session) != (None, "verifying…"):
         stage = Text.assemble(stage, " ", verified[:1])  # ✔ or ✖ after the stage
-    out.append_text(_cell(stage, 21))
-    out.append_text(_cell(gpus_used(session), 24))
-    decode = decode_text(session)
-    if decode is not None:
-        out.append_text(decode)
+    decode = decode_short(session) if short else decode_text(session)
+    link = link_text(session, short=True, rtt=not short)  # the selected host's bar has the round trip
+    return [link, stage or Text(), gpus_used(session), decode or Text()]
+
+
+def overview_rows(
+    sessions: Sequence[HostSession], palette: LogPalette, labels: Sequence[str], width: int | None
+) -> list[Text]:
+    """One row per host, aligned in columns as wide as their widest cell; on a narrow screen the
+    columns close up, the link loses its round trip and the throughput its accept length; a row still too
+    wide ends in "…"."""
+    names = [Text(s.host.name, Style(bold=True)) for s in sessions]
+    rows: list[Text] = []
+    for short in (False, True):
+        table = [
+            [Text(f"{label} ", Style(dim=True)), name, *overview_cells(session, palette, short=short)]
+            for label, name, session in zip(labels, names, sessions, strict=True)
+        ]
+        widths = [max(row[i].cell_len for row in table) for i in range(len(table[0]))]
+        rows = [_aligned(row, widths, gap=1 if short else 2) for row in table]
+        if width is None or max(row.cell_len for row in rows) <= width:
+            return rows
+    for row in rows:
+        row.truncate(width or 0, overflow="ellipsis")
+    return rows
+
+
+def _aligned(cells: list[Text], widths: list[int], gap: int) -> Text:
+    out = Text()
+    for i, (cell, width) in enumerate(zip(cells, widths, strict=True)):
+        last = i == len(cells) - 1
+        if not last and width == 0:
+            continue  # a column empty on every row takes no room
+        out.append_text(cell)
+        if not last:
+            space = 0 if i == 0 else gap  # the label already ends in a space
+            out.append(" " * (width - cell.cell_len + space))
+    out.rstrip()
     return out
 
 

@@ -351,6 +351,24 @@ def glyphs(lines: list[str], where: str) -> None:
                 assert problem is None, f"{char!r} U+{ord(char):04X} ({problem}) in {where}: {line!r}"
 
 
+# Every description the dashboard's key bar may show (its keys, the log's, and the pinned two).
+KEY_BAR_WORDS = {
+    "Edit flags", "Launch", "Relaunch", "Stop server", "Prompt", "Journal", "Quit", "Reconnect",
+    "Next host", "Fold", "Copy", "Follow", "Filter", "Search", "Next match", "First error", "Help",
+    "palette",
+}  # fmt: skip
+
+
+def whole_keys(footer: str) -> list[str]:
+    """The descriptions on the key bar, checking that each key is whole: "KEY Description"."""
+    shown = []
+    for item in re.split(r" {2,}", footer.strip()):
+        key, _, description = item.partition(" ")
+        assert key and description in KEY_BAR_WORDS, f"a cut or unknown key {item!r} in {footer!r}"
+        shown.append(description)
+    return shown
+
+
 def boxes(lines: list[str]) -> None:
     """Every box drawn with round corners is whole: four corners, its sides unbroken."""
     grid = [list(line) for line in lines]
@@ -399,10 +417,11 @@ def dashboard(lines: list[str], width: int, height: int) -> Layout:
     pane_status = next((n for n, line in enumerate(lines) if re.match(r"^ line \d+/\d+", line)), -1)
     assert max(logs) < pane_status < height - 1, f"the log's status row (row {pane_status}) under the log"
     footer = lines[-1]
-    assert "Fold" in footer and "^p" in footer and "palette" in footer, (
-        f"the footer on the last row: {footer!r}"
+    assert footer.startswith("e Edit flags") and footer.rstrip().endswith("? Help  ^p palette"), (
+        f"the key bar on the last row: {footer!r}"
     )
-    assert sum("Fold" in line for line in lines) == 1, "the footer is drawn twice"
+    whole_keys(footer)
+    assert sum("Edit flags" in line for line in lines) == 1, "the key bar is drawn twice"
     boxes(lines)
     timeline = any(TIMELINE.search(line) for line in lines)
     assert timeline == (width >= NARROW), (
@@ -552,15 +571,51 @@ def test_a_key_typed_while_quitting_ends_cleanly(open_app: Callable[..., Pane]) 
     assert "Traceback" not in pane.history(), pane.describe(lines)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="the dashboard's bindings overflow its compact Footer at 80 (and 120, 160) columns: the last key "
-    "shown is cut mid-word ('E First erro'), and the column after the docked '^p palette' key shows a letter "
-    "of the keys scrolled under it ('^p palettes'); Textual's Footer, fed by DashboardScreen.BINDINGS",
-)
 def test_the_footer_is_whole_at_80x24(open_app: Callable[..., Pane]) -> None:
     with getting_there():
         pane = open_dashboard(open_app, 80, 24)
     footer = pane.lines()[-1].rstrip()
-    assert footer.endswith("^p palette"), f"something after the palette key: {footer!r}"
+    assert footer.endswith("? Help  ^p palette"), f"the pinned keys are not last: {footer!r}"
+    shown = whole_keys(footer)
+    assert shown[:4] == ["Edit flags", "Launch", "Relaunch", "Stop server"], f"the most used keys: {shown}"
+
+
+def test_the_screen_comes_up_before_the_ssh_link(tmux_server: None, tmp_path: Path) -> None:
+    """An SSH server that accepts the connection and never says a word: the dashboard is up and answers
+    keys while the link waits (asyncssh loads and connects in the background)."""
+    home = tmp_path / "home"  # the link reads ~/.ssh: an empty one of our own, never the user's
+    (home / ".ssh").mkdir(parents=True)
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(4)
+        port = silent.getsockname()[1]
+        hosts = tmp_path / "hosts.toml"
+        hosts.write_text(f'[hosts.slowbox]\nssh = "root@127.0.0.1:{port}"\n\n'
+                         '[hosts.slowbox.profiles.p]\nmodel = "Qwen/Qwen3.6-27B"\n')  # fmt: skip
+        pane = Pane("silent", 100, 30)
+        variables = {"HOME": str(home), "GDNCONSOLE_CONFIG": str(hosts), "TERM": "xterm-256color"}
+        command = shlex.join(
+            ["env", *(f"--unset={name}" for name in UNSET)]
+            + [f"{k}={v}" for k, v in variables.items()]
+            + [*GDNCONSOLE, "slowbox"]
+        )
+        tmux("new-session", "-d", "-s", pane.name, "-x", "100", "-y", "30", command,
+             ";", "set-option", "-w", "-t", pane.name, "remain-on-exit", "on")  # fmt: skip
+        try:
+            lines = pane.wait(
+                "the dashboard, connecting",
+                lambda lines: lines[0].startswith(" slowbox") and "◌ connecting…" in lines[0],
+            )
+            assert lines[-1].startswith("e Edit flags"), pane.describe(lines)
+            pane.keys("?")
+            pane.wait("the help, while the link waits", anywhere(r"\bdash\.edit\b"))
+            pane.keys("Escape")
+            lines = pane.wait(
+                "the dashboard again",
+                lambda lines: "◌ connecting…" in lines[0] and not anywhere(r"\bdash\.edit\b")(lines),
+            )
+            pane.keys("q")
+            pane.wait("the app to exit", lambda lines: pane.dead())
+            assert "Traceback" not in pane.history(), pane.describe(lines)
+        finally:
+            tmux("kill-session", "-t", pane.name, check=False)

@@ -10,7 +10,7 @@ from pathlib import Path
 from rich.console import Console
 from textual.binding import Binding
 from textual.command import CommandList
-from textual.widgets import TabbedContent
+from textual.widgets import ContentSwitcher
 
 from gdnconsole.config import Host
 from gdnconsole.host.session import HostSession
@@ -51,23 +51,23 @@ async def test_two_hosts_two_tabs_and_overview_rows(tmp_path: Path) -> None:
     app = fixed_app(serving_session(tmp_path), crashed_session(tmp_path))
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        tabs = app.dashboard.query_one(TabbedContent)
-        assert tabs.tab_count == 2 and tabs.active == "host-0"
+        tabs = app.dashboard.query_one("#hosts", ContentSwitcher)
+        assert len(tabs.children) == 2 and tabs.current == "host-0"
         rows = overview(app)
         assert rows[0].startswith("▶1 ct129") and "● connected" in rows[0] and "serving" in rows[0]
         assert "2/2 GPUs 88.1/96.0 GiB" in rows[0] and "45.5 tok/s accept 1.85" in rows[0]
         assert rows[1].startswith(" 2 ct130") and "failed in graphs" in rows[1] and "tok/s" not in rows[1]
         await pilot.press("right_square_bracket")
-        assert tabs.active == "host-1" and overview(app)[1].startswith("▶2")
+        assert tabs.current == "host-1" and overview(app)[1].startswith("▶2")
         assert isinstance(app.focused, LogView) and app.focused in app.dashboard.host_pane(1).query(LogView)
         await pilot.press("right_square_bracket")  # wraps around
-        assert tabs.active == "host-0"
+        assert tabs.current == "host-0"
         await pilot.press("left_square_bracket")
-        assert tabs.active == "host-1"
+        assert tabs.current == "host-1"
         await pilot.press("1")
-        assert tabs.active == "host-0"
+        assert tabs.current == "host-0"
         await pilot.click("#overview-1")
-        assert tabs.active == "host-1"
+        assert tabs.current == "host-1"
 
 
 async def test_one_host_has_no_overview(tmp_path: Path) -> None:
@@ -139,7 +139,9 @@ async def test_command_palette_offers_the_same_actions(tmp_path: Path) -> None:
 
         assert await until(pilot, offered, 5)
         await pilot.press("enter")
-        assert await until(pilot, lambda: app.dashboard.query_one(TabbedContent).active == "host-1", 5)
+        assert await until(
+            pilot, lambda: app.dashboard.query_one("#hosts", ContentSwitcher).current == "host-1", 5
+        )
 
 
 async def test_host_picker_opens_marked_hosts(tmp_path: Path) -> None:

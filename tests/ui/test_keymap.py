@@ -22,7 +22,6 @@ from click.testing import CliRunner
 from rich.console import Console
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets._footer import FooterKey
 
 from gdnconsole import config
 from gdnconsole.cli import main
@@ -35,6 +34,7 @@ from gdnconsole.ui.flagform import FlagFormScreen
 from gdnconsole.ui.help import HelpScreen, bindings_table, key_label
 from gdnconsole.ui.hostkey import HostKeyScreen
 from gdnconsole.ui.journalscreen import JournalScreen
+from gdnconsole.ui.keybar import KeyBar
 from gdnconsole.ui.logscreen import LogScreen, LogViewApp
 from gdnconsole.ui.promptpanel import PromptScreen
 from gdnconsole.ui.prompts import FilterScreen
@@ -204,8 +204,9 @@ def footer(screen: Screen[object]) -> set[tuple[str, str]]:
     """(description, key label) of each enabled key the footer shows, the palette's own key aside."""
     return {
         (key.description, key_label(Binding(key.key, key.action)))
-        for key in screen.query(FooterKey)
-        if not key.has_class("-disabled") and key.action != "command_palette"
+        for bar in screen.query(KeyBar)
+        for key in bar.items()
+        if key.enabled and key.action != "command_palette"
     }
 
 

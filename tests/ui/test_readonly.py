@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 from rich.console import Console
-from textual.widgets._footer import FooterKey
 
 from gdnconsole.ui.app import DashboardApp
 from gdnconsole.ui.dashboard import DashboardScreen
 from gdnconsole.ui.flagform import FlagFormScreen
 from gdnconsole.ui.help import HelpScreen, bindings_table
 from gdnconsole.ui.journalscreen import JournalScreen
+from gdnconsole.ui.keybar import KeyBar
 from tests.ui.conftest import settle
 from tests.ui.dashboard_helpers import SIZE, fixed_clock, serving_session, status_text
 
@@ -31,7 +31,7 @@ def app_on(tmp_path: Path, readonly: bool) -> DashboardApp:
 
 def shown(app: DashboardApp) -> tuple[set[str], set[str]]:
     """The footer's descriptions and the palette's titles on the current screen."""
-    footer = {key.description for key in app.screen.query(FooterKey)}
+    footer = {key.description for key in app.screen.query_one(KeyBar).items()}
     palette = {command.title for command in app.get_system_commands(app.screen)}
     return footer, palette
 

@@ -7,8 +7,8 @@ from pathlib import Path
 from gdnconsole.ui import theme
 from gdnconsole.ui.gpupanel import render_gpus
 from gdnconsole.ui.gpurows import gpu_rows
-from gdnconsole.ui.statusbar import host_status
-from tests.ui.dashboard_helpers import CLOCK, serving_session
+from gdnconsole.ui.statusbar import host_status, overview_rows
+from tests.ui.dashboard_helpers import CLOCK, crashed_session, refused_session, serving_session
 
 PALETTE = theme.load()[1]
 
@@ -44,3 +44,23 @@ def test_gpu_legend_fits_eighty_columns(tmp_path: Path) -> None:
     for width in (78, 158):
         text = render_gpus(rows, width, PALETTE)
         assert all(line.cell_len <= width for line in text.split()), [line.plain for line in text.split()]
+
+
+def test_overview_rows_align_and_fit_eighty_columns(tmp_path: Path) -> None:
+    sessions = [
+        _verified(tmp_path / "a"),
+        crashed_session(tmp_path / "b"),
+        refused_session(tmp_path / "c"),
+    ]
+    labels = ["▶1", " 2", " 3"]
+    wide = [row.plain for row in overview_rows(sessions, PALETTE, labels, 160)]
+    assert "● connected 3 ms" in wide[0] and "45.5 tok/s accept 1.85" in wide[0], wide[0]
+    assert len({row.index("●") for row in wide[:2]}) == 1, "the link column is not aligned"
+    narrow = [row.plain for row in overview_rows(sessions, PALETTE, labels, 78)]
+    assert all(len(row) <= 78 for row in narrow), narrow
+    assert "45.5 tok/s" in narrow[0] and "accept" not in narrow[0] and "…" not in narrow[0], narrow[0]
+    assert "failed in graphs" in narrow[1] and "2/2 GPUs" in narrow[1], narrow[1]
+    stage = narrow[0].index("● serving")
+    assert narrow[1].index("✖ failed") == stage, "the stage column is not aligned"
+    tiny = [row.plain for row in overview_rows(sessions, PALETTE, labels, 40)]
+    assert all(len(row) <= 40 for row in tiny) and tiny[0].endswith("…"), tiny
