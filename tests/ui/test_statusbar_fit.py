@@ -64,3 +64,14 @@ def test_overview_rows_align_and_fit_eighty_columns(tmp_path: Path) -> None:
     assert narrow[1].index("✖ failed") == stage, "the stage column is not aligned"
     tiny = [row.plain for row in overview_rows(sessions, PALETTE, labels, 40)]
     assert all(len(row) <= 40 for row in tiny) and tiny[0].endswith("…"), tiny
+
+
+def test_a_long_gpu_warning_wraps_under_its_text(tmp_path: Path) -> None:
+    session = crashed_session(tmp_path)  # a scheduler rank left holding memory after its server died
+    rows = gpu_rows(
+        session.gpus, session.server, session.orphans, session.placements(), session.log.tracker.current
+    )
+    lines = [line.plain for line in render_gpus(rows, 104, PALETTE).split()]
+    assert all(len(line) <= 104 for line in lines), lines
+    assert lines[-2].startswith("   ⚠ pid 5120 sglang::scheduler_TP1 (its server is gone) holds 30.3 GiB")
+    assert lines[-1] == "     leftover? a launch may run out of memory", lines[-2:]
