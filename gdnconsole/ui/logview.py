@@ -322,6 +322,13 @@ class LogView(ScrollView, can_focus=True):
         self.refresh()
         self.post_message(self.StateChanged())
 
+    @property
+    def allow_vertical_scroll(self) -> bool:
+        # Textual's answer follows the scrollbar, which shows only at the layout after the lines grew: a
+        # cursor moved to the tail as the first lines arrive (a view mounted after the screen was laid
+        # out) would not scroll there.
+        return not self._check_disabled() and self.max_scroll_y > 0
+
     def _follow_cursor(self) -> None:
         """Scroll just enough to show the cursor."""
         height = self.scrollable_content_region.height or self.size.height
@@ -416,6 +423,8 @@ class LogView(ScrollView, can_focus=True):
     def action_copy_line(self) -> None:
         info = self.current
         if info is None:
+            if self.rows.count:
+                self.notify("the line is still being read: try again", timeout=2)
             return
         self.app.copy_to_clipboard(info.raw)
         self.notify("copied line to the clipboard", timeout=2)

@@ -120,3 +120,20 @@ async def test_follow_key_toggles(tmp_path: Path) -> None:
         assert view.cursor_line == view.total - 1
         await pilot.press("F")
         assert not screen.follow and "following" not in status(app)
+
+
+async def test_a_short_log_that_grows_past_the_screen_at_once_follows_to_the_end(tmp_path: Path) -> None:
+    """A log that fits on the screen, then a chunk bigger than the screen (a catch-up read): Textual's
+    scrollbar, and so its "may scroll", lags a layout behind the growth, and the tail once stayed put."""
+    log = write_log(tmp_path / "serve.log", startup(0, crash=False)[:3])
+    app = make_app(log, follow=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen, view = app.log_screen, app.log_screen.view
+        assert view.max_scroll_y == 0
+        append(log, [f"[2026-11-30 09:01:{i % 60:02d}] catch-up line {i}" for i in range(3 * SIZE[1])])
+        screen.poll()
+        await settle(pilot)
+        assert view.tail and view.cursor_line == view.total - 1
+        assert view.scroll_offset.y == view.max_scroll_y > 0, (view.scroll_offset, view.max_scroll_y)
+        assert row_texts(app)[view.cursor - view.scroll_offset.y].strip().endswith(f"line {3 * SIZE[1] - 1}")

@@ -99,7 +99,10 @@ async def test_copy_keeps_rank_prefix(ct129_log: Path) -> None:
     app = make_app(ct129_log)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        app.log_screen.view.go_to_line(8)
+        view = app.log_screen.view
+        view.go_to_line(8)
+        await settle(pilot)  # the jump reads the lines around line 8 in a worker
+        assert view.current is not None and view.current.number == 8
         await pilot.press("c")
         assert app.clipboard == "[2026-11-30 09:00:02 TP0] Init torch distributed begin."
 
