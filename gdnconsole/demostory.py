@@ -350,8 +350,25 @@ class Director:
             return bool(found)
 
         name = self.session(index).host.name
-        await self.until(reached, f"attempt {number} on {name} to be {what}", self.startup_timeout)
+        try:
+            await self.until(reached, f"attempt {number} on {name} to be {what}", self.startup_timeout)
+        except StoryError as exc:
+            raise StoryError(f"{exc} ({self._attempt_state(index, number)})") from None
         return found[0]
+
+    def _attempt_state(self, index: int, number: int) -> str:
+        """Where an attempt got to, and what the dashboard says of the launch: for a story that stalls."""
+        attempt = self.attempt(index, number)
+        state = "not in the journal" if attempt is None else f"{attempt.outcome} at {attempt.stage}"
+        note = self.dashboard.host_pane(index).launch_note
+        progress = self.dashboard.launches.progress.get(index)
+        server = self.session(index).server
+        return (
+            state
+            + ("" if note is None else f"; the dashboard says: {note.plain}")
+            + ("" if progress is None else f"; in flight: {progress.action}, {progress.phase}")
+            + ("" if server is None else f"; a server runs: pid {server.get('pid')}")
+        )
 
     async def attempt_ends(self, index: int, number: int) -> Attempt:
         """Until attempt ``number`` has an outcome (rejected, crashed, ready, …)."""

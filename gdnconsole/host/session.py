@@ -370,6 +370,9 @@ class HostSession:
     def _on_server_exit(self, message: dict[str, Any]) -> None:
         pid = int(message.get("pid", -1))
         self.exits[pid] = message
+        # Gone now, not at the next process scan: until then L said "a server runs" and R offered to
+        # stop a process that had exited.
+        self.servers = [s for s in self.servers if s.get("pid") != pid]
         if self.launched is not None and self.launched.get("pid") == pid:
             self.launched_alive = False
         self.notify("server_exit")

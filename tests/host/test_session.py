@@ -363,3 +363,21 @@ def test_a_listener_can_unsubscribe_even_while_it_is_told(tmp_path: Path) -> Non
     session.notify("gpus")
     session.unsubscribe(once)  # not subscribed any more: ignored
     assert heard == ["log", "log", "gpus"]
+
+
+def test_a_server_that_exited_is_not_the_server_before_the_next_scan(tmp_path: Path) -> None:
+    """The agent's exit report comes before its next process scan: until that scan, L said "a server
+    runs" and R offered to stop a process that was gone (a demo story stalled on that dialog)."""
+    session = HostSession(sim_host(tmp_path), mirror=tmp_path / "mirror.log")
+    server = {
+        "pid": 4242,
+        "port": 30000,
+        "start_time": 1.0,
+        "cmdline": ["python3", "-m", "sglang.launch_server"],
+    }
+    other = {**server, "pid": 5151, "port": 30001}
+    session.handle({"type": "processes", "servers": [server, other], "orphans": []})
+    assert session.server is not None
+    session.handle({"type": "server_exit", "pid": 4242, "pgid": 4242, "returncode": -6, "t": 0.0})
+    assert [s["pid"] for s in session.servers] == [5151]
+    assert 4242 in session.exits
