@@ -15,7 +15,6 @@ from collections.abc import Iterable, Sequence
 from typing import ClassVar
 
 from rich.segment import Segment
-from rich.style import Style
 from textual import events
 from textual.binding import Binding, BindingType
 from textual.geometry import Size
@@ -130,7 +129,6 @@ class LogView(ScrollView, can_focus=True):
         super().__init__(id=id)
         self.palette = palette
         self.cache = LinesCache()
-        self._base: Style | None = None  # rich_style walks every ancestor: once per style change
         self.rows = RowMap(0)
         self.total = 0
         self.cursor = 0  # a row
@@ -258,9 +256,7 @@ class LogView(ScrollView, can_focus=True):
     def render_line(self, y: int) -> Strip:
         row = self.scroll_offset.y + y
         width = self.size.width
-        base = self._base
-        if base is None:
-            base = self._base = self.rich_style
+        base = self.rich_style
         if row >= self.rows.count:
             return Strip.blank(width, base)
         line = self.rows.line(row)
@@ -295,6 +291,11 @@ class LogView(ScrollView, can_focus=True):
             if line not in self._pending and self.cache.get(line) is None:
                 self._wanted.add(line)
 
+    @property
+    def reading(self) -> bool:
+        """Lines the screen asked for are not in yet (a worker reads them)."""
+        return bool(self._wanted or self._pending)
+
     def _post_wanted(self) -> None:
         lines = tuple(sorted(self._wanted))
         self._wanted.clear()
@@ -308,7 +309,6 @@ class LogView(ScrollView, can_focus=True):
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
-        self._base = None
         self.refresh()
 
     # -- cursor ----------------------------------------------------------------------------------------
@@ -325,8 +325,7 @@ class LogView(ScrollView, can_focus=True):
     @property
     def allow_vertical_scroll(self) -> bool:
         # Textual's answer follows the scrollbar, which shows only at the layout after the lines grew: a
-        # cursor moved to the tail as the first lines arrive (a view mounted after the screen was laid
-        # out) would not scroll there.
+        # log that fitted on the screen and grew past it at once would not scroll to its new tail.
         return not self._check_disabled() and self.max_scroll_y > 0
 
     def _follow_cursor(self) -> None:

@@ -10,6 +10,7 @@ import pytest
 from textual.pilot import Pilot
 
 from gdnconsole.ui.logscreen import LogScreen, LogViewApp
+from gdnconsole.ui.logview import LogView
 from tests.ui.fixtures import ct129_lines, write_log
 
 SIZE = (120, 36)
@@ -26,12 +27,14 @@ def make_app(path: Path, *, follow: bool = False) -> LogViewApp:
 
 
 async def settle(pilot: Pilot[None]) -> None:
-    """Let workers finish and the messages they post be handled (a read may start another read)."""
+    """Let workers finish and the messages they post be handled (a read may start another read, and a
+    paint asks for the lines it shows: their read is posted after the paint)."""
     app = pilot.app
     for _ in range(10):
         await app.workers.wait_for_complete()
         await pilot.pause()
-        if not any(w.is_running for w in app.workers):
+        reading = any(view.reading for view in app.screen.query(LogView))
+        if not reading and not any(w.is_running for w in app.workers):
             return
 
 

@@ -3,7 +3,9 @@ broken files, choosing one (`--theme` > `[console] theme` > default) and switchi
 
 from __future__ import annotations
 
+import difflib
 import importlib.resources
+import re
 import tomllib
 from collections.abc import Callable
 from pathlib import Path
@@ -292,6 +294,13 @@ async def test_the_theme_picker_offers_exactly_the_themes_with_log_colours(tmp_p
     assert app.theme == "gdn-dark"
 
 
+def screen_diff(started: str, switched: str) -> str:
+    """What differs between two screenshots: their text, row by row, else their styles."""
+    rows = [re.findall(r">([^<]*)</text>", svg) for svg in (started, switched)]
+    lines = list(difflib.unified_diff(*rows, "started", "switched", lineterm="", n=0))
+    return "\n".join(lines[:40]) or "the same text, in other colours or styles"
+
+
 def log_view_app(theme_name: str) -> Callable[[Path], LogViewApp]:
     def make(tmp_path: Path) -> LogViewApp:
         log = write_log(tmp_path / "sglang_serve.log", ct129_lines())
@@ -323,7 +332,9 @@ async def test_switching_theme_repaints_everything_in_the_new_colours(
     dark = log_colors(shipped_data("gdn-dark"))
     stale = {k: c for k, c in dark.items() if c.lower() in screenshots["switched"]}
     assert not stale
-    assert screenshots["switched"] == screenshots["started"]
+    assert screenshots["switched"] == screenshots["started"], screen_diff(
+        screenshots["started"], screenshots["switched"]
+    )
 
 
 async def test_a_broken_theme_is_a_toast_and_the_app_starts_in_the_default(tmp_path: Path) -> None:
