@@ -148,16 +148,23 @@ class KeyBar(Widget):
             x += item.width + len(GAP)
         return ranges
 
+    def key_at(self, x: int) -> KeyItem | None:
+        """The key drawn at column ``x`` of the bar, if any."""
+        return next((item for start, end, item in self._spans if start <= x < end), None)
+
+    def spans(self) -> list[tuple[int, int, KeyItem]]:
+        """Where each drawn key is: its first column, the column after it, and the key."""
+        return list(self._spans)
+
     def on_click(self, event: events.Click) -> None:
-        x = event.x - self.styles.padding.left
-        for start, end, item in self._spans:
-            if start <= x < end:
-                event.stop()
-                if item.enabled:
-                    self.app.simulate_key(item.key)
-                else:
-                    self.app.bell()
-                return
+        item = self.key_at(event.x - self.styles.padding.left)
+        if item is None:
+            return
+        event.stop()
+        if item.enabled:
+            self.app.simulate_key(item.key)
+        else:
+            self.app.bell()
 
     def on_resize(self) -> None:
         self.refresh()
