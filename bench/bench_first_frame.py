@@ -55,7 +55,7 @@ def unescaped(data: bytes) -> bytes:
     out = bytearray()
     i = 0
     while i < len(data):
-        if data[i] == 0x5C and i + 3 < len(data) + 1 and data[i + 1 : i + 4].isdigit():
+        if data[i] == 0x5C and data[i + 1 : i + 4].isdigit() and i + 4 <= len(data):
             out.append(int(data[i + 1 : i + 4], 8))
             i += 4
         else:

@@ -249,8 +249,8 @@ class HostSession:
         env = simulated.environment(self.host) if self.host.simulate else {}
         workdir = str(simulated.workdir(self.host)) if self.host.simulate else self.host.workdir
         if self.ssh_target is not None and self._ssh_link is None:
-            # asyncssh takes 0.2-0.4 s to import: in a thread, so the loop (a UI's frames, other hosts'
-            # links) runs meanwhile.
+            # asyncssh takes a few tenths of a second to import (the dashboard's first complete frame
+            # waited 0.16-0.42 s for it on the loop): in a thread, so the loop runs meanwhile.
             await asyncio.to_thread(importlib.import_module, "gdnconsole.host.sshlink")
         link = self.ssh_link
         if link is None:

@@ -13,6 +13,7 @@ from textual.widget import Widget
 
 from gdnconsole.sglang.stages import Severity, Stage
 from gdnconsole.ui.gpurows import SERVER_PARTS, GpuRow, Holder, allocate_cells
+from gdnconsole.ui.textfit import hanging
 from gdnconsole.ui.theme import LogPalette
 
 LABELS = {"weights": "weights", "kv": "KV", "mamba": "mamba", "graphs": "graphs", "other": "other"}
@@ -115,25 +116,8 @@ def render_gpus(rows: Sequence[GpuRow], width: int, palette: LogPalette) -> Text
         lines.append(Text.assemble(head, bar(row, bar_width, styles), tail))
         lines.append(_legend(row, styles, indent=3, width=width))
         for holder in row.holders:
-            lines.extend(_hanging(_holder_line(holder, warning, indent=3, hint=width >= NARROW), width, 5))
+            lines.extend(hanging(_holder_line(holder, warning, indent=3, hint=width >= NARROW), width, 5))
     return Text("\n").join(lines)
-
-
-def _hanging(line: Text, width: int, indent: int) -> list[Text]:
-    """``line`` cut at spaces into lines of ``width`` cells, the later ones indented by ``indent`` (under
-    the warning's text, not under the panel's edge)."""
-    if width <= indent + 10:
-        return [line]  # no room to indent: let the panel wrap it
-    out: list[Text] = []
-    while line.cell_len > width:
-        cut = line.plain.rfind(" ", indent + 1, width + 1)
-        if cut <= indent:
-            cut = width  # one word longer than the line: cut it
-        out.append(line[:cut])
-        rest = line[cut:]
-        line = Text(" " * indent) + rest[len(rest.plain) - len(rest.plain.lstrip(" ")) :]
-    out.append(line)
-    return out
 
 
 class GpuPanel(Widget):

@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar, Literal
 
-from rich.console import Console
 from rich.style import Style
 from rich.text import Text
 from textual import work
@@ -28,6 +27,7 @@ from gdnconsole.sglang.launch import launch_spec, restore_secrets
 from gdnconsole.ui.confirm import diff_text
 from gdnconsole.ui.formmodel import profile_from_argv
 from gdnconsole.ui.keybar import KeyBar
+from gdnconsole.ui.textfit import hanging
 
 OUTCOME_STYLES: dict[str, Style] = {
     "verified": Style(color="green", bold=True),
@@ -99,7 +99,7 @@ def fitted_rows(rows: list[tuple[Text, ...]], width: int) -> list[tuple[Text, ..
     return fitted
 
 
-def detail_text(attempt: Attempt, width: int, console: Console) -> Text:
+def detail_text(attempt: Attempt, width: int) -> Text:
     """The attempt's exact command, environment, stages and changes against the attempt before it, each
     value wrapped to ``width`` under its own start (the labels stay a column apart)."""
     out = Text(f"attempt {attempt.number} · profile {attempt.profile} · ", Style(bold=True))
@@ -113,20 +113,13 @@ def detail_text(attempt: Attempt, width: int, console: Console) -> Text:
         *(("warn", Text(warning, Style(color="yellow"))) for warning in attempt.warnings),
     ]
     for label, value in fields:
-        out.append("\n")
-        out.append_text(labelled(label, value, width, console))
-    return out
-
-
-def labelled(label: str, value: Text, width: int, console: Console) -> Text:
-    """``label`` in its column, then ``value`` with its wrapped lines starting under its first."""
-    indent = " " * LABEL_WIDTH
-    lines = value.wrap(console, max(20, width - LABEL_WIDTH))
-    out = Text(label.ljust(LABEL_WIDTH), DIM)
-    for i, line in enumerate(lines):
-        if i:
-            out.append("\n" + indent)
-        out.append_text(line)
+        # Each line of a value (a diff has several) starts in the value's column.
+        lines = value.split("\n")
+        first = Text(label.ljust(LABEL_WIDTH), DIM) + lines[0]
+        rest = [Text(" " * LABEL_WIDTH) + line for line in lines[1:]]
+        for line in [first, *rest]:
+            out.append("\n")
+            out.append_text(Text("\n").join(hanging(line, width, LABEL_WIDTH)))
     return out
 
 
@@ -209,7 +202,7 @@ class JournalScreen(Screen[JournalResult | None]):
         if 0 <= row < len(self.attempts):
             detail = self.query_one("#journal-argv", Static)
             width = detail.content_region.width or self.app.size.width - 2
-            detail.update(detail_text(self.attempts[row], width, self.app.console))
+            detail.update(detail_text(self.attempts[row], width))
 
     def _profile_of(self, attempt: Attempt) -> Profile:
         base = self.base or Profile(name=attempt.profile, model="")

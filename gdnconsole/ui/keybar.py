@@ -165,6 +165,3 @@ class KeyBar(Widget):
             self.app.simulate_key(item.key)
         else:
             self.app.bell()
-
-    def on_resize(self) -> None:
-        self.refresh()

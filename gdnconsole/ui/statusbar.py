@@ -127,13 +127,13 @@ def server_text(session: HostSession, now: float) -> Text:
     return out
 
 
-def decode_text(session: HostSession) -> Text | None:
-    """Throughput and accept length from the latest Decode line."""
+def decode_text(session: HostSession, *, accept: bool = True) -> Text | None:
+    """Throughput and (unless not ``accept``) accept length from the latest Decode line."""
     startup = session.log.tracker.current
     if startup is None or startup.gen_throughput is None or session.server is None:
         return None
     out = Text(f"{startup.gen_throughput:.1f} tok/s")
-    if startup.accept_len is not None:
+    if accept and startup.accept_len is not None:
         out.append(f" accept {startup.accept_len:.2f}")
     return out
 
@@ -180,14 +180,6 @@ def gpus_used(session: HostSession) -> Text:
     return Text(f"{busy}/{len(gpus)} GPUs {sum(used) / 1024:.1f}/{total / 1024:.1f} GiB")
 
 
-def decode_short(session: HostSession) -> Text | None:
-    """Only the throughput, for a narrow overview."""
-    startup = session.log.tracker.current
-    if startup is None or startup.gen_throughput is None or session.server is None:
-        return None
-    return Text(f"{startup.gen_throughput:.1f} tok/s")
-
-
 def overview_cells(session: HostSession, palette: LogPalette, *, short: bool = False) -> list[Text]:
     """One host's overview columns: link, stage (✔/✖ when verified or not), GPUs in use, throughput;
     ``short`` leaves out the link's round trip and the accept length."""
@@ -195,7 +187,7 @@ def overview_cells(session: HostSession, palette: LogPalette, *, short: bool = F
     verified = verify_text(session, short=True)
     if stage is not None and verified is not None and verdict(session) != (None, "verifying…"):
         stage = Text.assemble(stage, " ", verified[:1])  # ✔ or ✖ after the stage
-    decode = decode_short(session) if short else decode_text(session)
+    decode = decode_text(session, accept=not short)
     link = link_text(session, short=True, rtt=not short)  # the selected host's bar has the round trip
     return [link, stage or Text(), gpus_used(session), decode or Text()]
 

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import io
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from rich.console import Console
+from textual.app import App
 from textual.pilot import Pilot
 
 from gdnconsole.config import Host, Profile
@@ -14,6 +17,7 @@ from gdnconsole.host.link import LinkState, SshTarget
 from gdnconsole.host.session import HostSession
 from gdnconsole.ui.app import DashboardApp
 from gdnconsole.ui.gpupanel import GpuPanel
+from gdnconsole.ui.help import HelpScreen, bindings_table
 from gdnconsole.ui.statusbar import HostStatusBar
 from tests.host.test_session import FAST_BACKOFF
 from tests.ui.fixtures import startup
@@ -43,6 +47,15 @@ async def until(pilot: Pilot[None], predicate: Callable[[], bool], timeout: floa
 
 def gpu_text(app: DashboardApp, index: int = 0) -> str:
     return str(app.dashboard.host_pane(index).query_one(GpuPanel).render())
+
+
+def help_table_text(app: App[None]) -> str:
+    """The help screen on top of ``app``, as the plain text of its table (200 columns wide)."""
+    screen = app.screen
+    assert isinstance(screen, HelpScreen)
+    console = Console(width=200, record=True, file=io.StringIO())
+    console.print(bindings_table(screen.sections, screen.keymap))
+    return console.export_text()
 
 
 def status_text(app: DashboardApp, index: int = 0) -> str:

@@ -22,7 +22,6 @@ from textual.app import App
 from textual.pilot import Pilot
 
 from gdnconsole.host.journal import Attempt, Journal, env_diff, flag_diff
-from gdnconsole.host.launcher import PlanProcess, StopPlan
 from gdnconsole.host.session import HostSession
 from gdnconsole.ui.app import DashboardApp
 from gdnconsole.ui.confirm import relaunch_dialog
@@ -45,7 +44,7 @@ from tests.ui.dashboard_helpers import (
     until,
 )
 from tests.ui.fixtures import ct129_lines, startup, write_log
-from tests.ui.test_flagform_snapshots import NEW, OLD, form_with_error
+from tests.ui.test_flagform_snapshots import NEW, OLD, form_with_error, relaunch_plan
 from tests.ui.test_prompt_snapshots import burst_results, prompt_app, streaming
 
 SMALL = (80, 24)
@@ -163,16 +162,6 @@ async def crash_seen(pilot: Pilot[Any]) -> None:
     await settle(pilot)
     await pilot.press("x")  # the fatal error: its traceback folded to the line that names it
     await settle(pilot)
-
-
-def relaunch_plan() -> StopPlan:
-    return StopPlan(
-        pid=4242, pgid=4242, start_time=None, uptime_s=754.0, argv=OLD,
-        processes=[PlanProcess(4242, " ".join(OLD), 754.0),
-                   PlanProcess(4250, "sglang::scheduler_TP0", 751.0),
-                   PlanProcess(4251, "sglang::scheduler_TP1", 751.0)],
-        untouched=[PlanProcess(6001, "python3 my_notebook_kernel.py", 86400.0)],
-    )  # fmt: skip
 
 
 async def relaunch_asked(pilot: Pilot[Any]) -> None:

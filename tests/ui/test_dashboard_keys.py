@@ -3,11 +3,9 @@ binding; the host picker; the GPU and status lines rendered from fixed session s
 
 from __future__ import annotations
 
-import io
 import re
 from pathlib import Path
 
-from rich.console import Console
 from textual.binding import Binding
 from textual.command import CommandList
 from textual.widgets import ContentSwitcher
@@ -19,7 +17,7 @@ from gdnconsole.ui.askname import AskNameScreen
 from gdnconsole.ui.confirm import ConfirmScreen
 from gdnconsole.ui.dashboard import DashboardScreen, OverviewRow
 from gdnconsole.ui.flagform import FlagFormScreen
-from gdnconsole.ui.help import HelpScreen, bindings_table
+from gdnconsole.ui.help import HelpScreen
 from gdnconsole.ui.hostkey import HostKeyScreen
 from gdnconsole.ui.hostpicker import HostPickerScreen
 from gdnconsole.ui.journalscreen import JournalScreen
@@ -31,6 +29,7 @@ from tests.ui.dashboard_helpers import (
     crashed_session,
     fixed_clock,
     gpu_text,
+    help_table_text,
     local_host,
     refused_session,
     serving_session,
@@ -111,9 +110,7 @@ async def test_help_lists_every_binding(tmp_path: Path) -> None:
         await settle(pilot)
         await pilot.press("question_mark")
         assert isinstance(app.screen, HelpScreen)
-        console = Console(width=200, record=True, file=io.StringIO())
-        console.print(bindings_table(app.screen.sections, app.screen.keymap))
-        table = console.export_text()
+        table = help_table_text(app)
         for owner in (DashboardScreen, LogPane, LogView, HostKeyScreen, FlagFormScreen, JournalScreen,
                       ConfirmScreen, AskNameScreen):  # fmt: skip
             for binding in owner.BINDINGS:

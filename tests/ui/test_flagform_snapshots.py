@@ -28,6 +28,17 @@ NEW = [*OLD[:9], "--speculative-eagle-topk", "1", "--speculative-num-steps", "1"
        "--speculative-num-draft-tokens", "2", "--mamba-scheduler-strategy", "extra_buffer"]  # fmt: skip
 
 
+def relaunch_plan() -> StopPlan:
+    """The stop half of relaunching OLD: its process group, and a notebook kernel it leaves alone."""
+    return StopPlan(
+        pid=4242, pgid=4242, start_time=None, uptime_s=754.0, argv=OLD,
+        processes=[PlanProcess(4242, " ".join(OLD), 754.0),
+                   PlanProcess(4250, "sglang::scheduler_TP0", 751.0),
+                   PlanProcess(4251, "sglang::scheduler_TP1", 751.0)],
+        untouched=[PlanProcess(6001, "python3 my_notebook_kernel.py", 86400.0)],
+    )  # fmt: skip
+
+
 def form_with_error(tmp_path: Path) -> tuple[App[None], Callable[[Pilot[Any]], Any]]:
     path = hosts_file(tmp_path)
     app = form_app(form_session(tmp_path, path), path)
@@ -59,14 +70,7 @@ class DialogApp(App[None]):
         yield Static("ct129 dashboard")
 
     def on_mount(self) -> None:
-        plan = StopPlan(
-            pid=4242, pgid=4242, start_time=None, uptime_s=754.0, argv=OLD,
-            processes=[PlanProcess(4242, " ".join(OLD), 754.0),
-                       PlanProcess(4250, "sglang::scheduler_TP0", 751.0),
-                       PlanProcess(4251, "sglang::scheduler_TP1", 751.0)],
-            untouched=[PlanProcess(6001, "python3 my_notebook_kernel.py", 86400.0)],
-        )  # fmt: skip
-        self.push_screen(relaunch_dialog("ct129", "final", plan, flag_diff(OLD, NEW), 30.0))
+        self.push_screen(relaunch_dialog("ct129", "final", relaunch_plan(), flag_diff(OLD, NEW), 30.0))
 
 
 def test_relaunch_confirmation_with_its_diff(snap_compare: SnapCompare) -> None:

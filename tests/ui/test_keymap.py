@@ -13,13 +13,11 @@ Modal screens (confirmations, the host key dialog) have no footer: their palette
 
 from __future__ import annotations
 
-import io
 import re
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from rich.console import Console
 from textual.binding import Binding
 from textual.screen import Screen
 
@@ -31,7 +29,7 @@ from gdnconsole.ui.commands import binding_commands
 from gdnconsole.ui.confirm import ConfirmScreen
 from gdnconsole.ui.dashboard import DASHBOARD_KEYMAP, DashboardScreen
 from gdnconsole.ui.flagform import FlagFormScreen
-from gdnconsole.ui.help import HelpScreen, bindings_table, key_label
+from gdnconsole.ui.help import HelpScreen, key_label
 from gdnconsole.ui.hostkey import HostKeyScreen
 from gdnconsole.ui.journalscreen import JournalScreen
 from gdnconsole.ui.keybar import KeyBar
@@ -39,7 +37,7 @@ from gdnconsole.ui.logscreen import LogScreen, LogViewApp
 from gdnconsole.ui.promptpanel import PromptScreen
 from gdnconsole.ui.prompts import FilterScreen
 from tests.ui.conftest import settle
-from tests.ui.dashboard_helpers import SIZE, fixed_clock, serving_session, status_text
+from tests.ui.dashboard_helpers import SIZE, fixed_clock, help_table_text, serving_session, status_text
 from tests.ui.fixtures import ct129_lines, write_log
 
 USER = {"dash.prompt": "P", "dash.gpus": "G", "log.filter": "ctrl+f", "journal.export": "M"}
@@ -319,9 +317,7 @@ async def test_remapped_keys_work_and_old_ones_do_not(tmp_path: Path) -> None:
         await pilot.press("question_mark")
         await settle(pilot)
         assert isinstance(app.screen, HelpScreen)
-        console = Console(width=200, record=True, file=io.StringIO())
-        console.print(bindings_table(app.screen.sections, app.screen.keymap))
-        table = console.export_text()
+        table = help_table_text(app)
         assert re.search(r"^P +Prompt +dash\.prompt", table, re.M)
         assert re.search(r"^ctrl\+f +Filter +log\.filter", table, re.M)
         assert "ct129" in status_text(app)

@@ -4,20 +4,18 @@ read-only mark in the status bar and the app's sub-title. (The three lists agree
 
 from __future__ import annotations
 
-import io
 from pathlib import Path
 
 import pytest
-from rich.console import Console
 
 from gdnconsole.ui.app import DashboardApp
 from gdnconsole.ui.dashboard import DashboardScreen
 from gdnconsole.ui.flagform import FlagFormScreen
-from gdnconsole.ui.help import HelpScreen, bindings_table
+from gdnconsole.ui.help import HelpScreen
 from gdnconsole.ui.journalscreen import JournalScreen
 from gdnconsole.ui.keybar import KeyBar
 from tests.ui.conftest import settle
-from tests.ui.dashboard_helpers import SIZE, fixed_clock, serving_session, status_text
+from tests.ui.dashboard_helpers import SIZE, fixed_clock, help_table_text, serving_session, status_text
 
 LAUNCHING = ("Launch", "Relaunch", "Stop server", "Launch this", "Re-run")
 
@@ -49,9 +47,7 @@ async def test_no_launch_relaunch_or_stop_anywhere(tmp_path: Path, readonly: boo
         await pilot.press("question_mark")
         await settle(pilot)
         assert isinstance(app.screen, HelpScreen)
-        console = Console(width=200, record=True, file=io.StringIO())
-        console.print(bindings_table(app.screen.sections, app.screen.keymap))
-        table = console.export_text()
+        table = help_table_text(app)
         for binding_id in ("dash.launch", "dash.relaunch", "dash.stop", "form.launch", "journal.rerun"):
             assert (binding_id in table) is not readonly, binding_id
         await pilot.press("escape")
