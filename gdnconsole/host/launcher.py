@@ -152,19 +152,37 @@ def _begin(
 
 
 async def launch(
-    session: HostSession, profile: Profile, *, check: bool = True, journal: Journal | None = None
+    session: HostSession,
+    profile: Profile,
+    *,
+    check: bool = True,
+    journal: Journal | None = None,
+    on_progress: Callable[[str], None] | None = None,
 ) -> Attempt:
     """Start ``profile`` on the host (nothing of ours may run there); returns once the process runs.
 
     The attempt is "rejected" when the checker refuses the flags, else "running": follow it with
-    ``settle`` (or ``observe`` on each session change). LaunchRefused when the host refuses.
+    ``settle`` (or ``observe`` on each session change). LaunchRefused when the host refuses. Right after
+    our server crashed, its ranks' memory is waited for, as in ``relaunch``.
     """
     journal = _journal(session, journal)
     spec, attempt = _begin(session, profile, check, journal)
     if attempt.outcome == "rejected":
         return attempt
-    _refuse_for_memory(session, spec, profile, ours=set())
+    leftovers = _crashed_leftovers(session)
+    _refuse_for_memory(session, spec, profile, ours=leftovers)
+    if leftovers:
+        await _wait_for_leftovers(session, leftovers, on_progress or (lambda _: None))
+        _refuse_for_memory(session, spec, profile, ours=set())
     return await _start(session, spec, attempt, journal)
+
+
+async def _wait_for_leftovers(session: HostSession, leftovers: set[int], say: Say) -> None:
+    """A server that just crashed: its ranks die with it (or are still dying), and their memory comes
+    back a moment later. Wait for that rather than refuse."""
+    record = session.launched or {}
+    gpus = gpumem.rank_gpus(record.get("argv", []), record.get("env") or {})
+    await wait_released(session, gpus, leftovers, say)
 
 
 async def _start(session: HostSession, spec: LaunchSpec, attempt: Attempt, journal: Journal) -> Attempt:
@@ -486,11 +504,7 @@ async def relaunch(
         await _stop(session, STOP_GRACE_S, journal, say)  # returns once the old server's memory is free
         _refuse_for_memory(session, spec, profile, ours=set())
     elif leftovers:
-        # A server that just crashed: its ranks die with it (or are still dying), and their memory
-        # comes back a moment later. Wait for that rather than refuse.
-        record = session.launched or {}
-        gpus = gpumem.rank_gpus(record.get("argv", []), record.get("env") or {})
-        await wait_released(session, gpus, leftovers, say)
+        await _wait_for_leftovers(session, leftovers, say)
         _refuse_for_memory(session, spec, profile, ours=set())
     say("starting the server")
     return await _start(session, spec, attempt, journal)

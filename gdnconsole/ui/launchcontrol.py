@@ -228,7 +228,9 @@ class LaunchControl:
     async def _launch(self, index: int, profile: Profile) -> None:
         session, journal = self.sessions[index], self.journals(index)
         try:
-            attempt = await launcher.launch(session, profile, journal=journal)
+            attempt = await launcher.launch(
+                session, profile, journal=journal, on_progress=self._reporter(index)
+            )
         except Exception as exc:  # refused by the agent, lock held, link lost: say it, change nothing
             self._failed(index, "launch", exc)
             return

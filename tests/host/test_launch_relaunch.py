@@ -108,8 +108,11 @@ async def test_relaunch_while_loading_or_serving(
         assert outcomes == (["stopped", "ready"] if when == "loading" else ["ready", "ready"])
 
 
+@pytest.mark.parametrize("how", ["relaunch", "launch"])  # R with no server left launches (launchcontrol)
 @pytest.mark.parametrize("scenario", ["oom-graph", "crash-serving"])
-async def test_relaunch_after_a_crash(tmp_path: Path, asyncssh_host: AsyncsshHost, scenario: str) -> None:
+async def test_relaunch_after_a_crash(
+    tmp_path: Path, asyncssh_host: AsyncsshHost, scenario: str, how: str
+) -> None:
     host = launch_host(tmp_path, ssh=asyncssh_host, scenario=scenario)
     journal = journal_for(tmp_path, host)
     async with connected(host, asyncssh_host) as session:
@@ -130,7 +133,9 @@ async def test_relaunch_after_a_crash(tmp_path: Path, asyncssh_host: AsyncsshHos
         assert first.outcome == "crashed" and first.fatal and first.fatal["summary"], first
         assert session.launched_pid is None  # the agent told the session at once: no timeout involved
         set_scenario(host, scenario="ok")
-        second = await relaunch_ready(session, journal, [])
+        second = await (
+            relaunch_ready(session, journal, []) if how == "relaunch" else start_ready(session, journal)
+        )
         assert second.outcome == "ready"
         assert [a.outcome for a in journal.attempts()] == ["crashed", "ready"]
 
