@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from array import array
 from bisect import bisect_left
+from functools import cached_property
 from pathlib import Path
 from typing import ClassVar, NamedTuple
 
@@ -96,17 +97,19 @@ class LogPane(Vertical):
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="body"):
-            yield LogView(self.palette, id="log")
-            yield Timeline(self.palette, id="timeline")
+            yield self.view
+            yield self.timeline
         yield StatusBar(id="status")
 
-    @property
+    @cached_property
     def view(self) -> LogView:
-        return self.query_one(LogView)
+        # Held, not queried: workers read it from their threads, and a read that ends while the app
+        # closes must not find the pane's children gone.
+        return LogView(self.palette, id="log")
 
-    @property
+    @cached_property
     def timeline(self) -> Timeline:
-        return self.query_one(Timeline)
+        return Timeline(self.palette, id="timeline")
 
     def on_mount(self) -> None:
         self.view.tail = self.follow

@@ -86,7 +86,9 @@ async def test_fleet_shows_three_hosts_in_their_states() -> None:
         names = [s.host.name for s in run.sessions]
         assert names == ["ct129", "ct130", "ct131"]
         links = [s.link for s in run.sessions]
-        assert links == [LinkState.CONNECTED, LinkState.CONNECTED, LinkState.DOWN]
+        assert links[:2] == [LinkState.CONNECTED, LinkState.CONNECTED]
+        # The story waited for ct131's link to fail; by now it may be trying again (backoff).
+        assert links[2] in (LinkState.DOWN, LinkState.CONNECTING)
         assert [a.outcome for a in d.journal(0).attempts()] == ["verified"]
         assert [a.outcome for a in d.journal(1).attempts()] == ["crashed"]
         assert d.journal(2).attempts() == []
