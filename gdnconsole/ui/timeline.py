@@ -69,15 +69,21 @@ Verdict = tuple[bool | None, str]  # VERIFIED (True), failed or lost (False), pe
 
 
 def render_timeline(
-    data: TimelineData | None, palette: LogPalette, *, status: str = "", verdict: Verdict | None = None
+    data: TimelineData | None,
+    palette: LogPalette,
+    *,
+    status: str = "",
+    verdict: Verdict | None = None,
+    read: bool = True,
 ) -> Text:
     """The timeline as text (built from strings, never markup: summaries come from the log).
 
     ``verdict``: what the live server's answers proved, shown as the stage after ready (a log alone
-    cannot say it, so the log view of a file never shows it)."""
+    cannot say it, so the log view of a file never shows it); ``read``: the log has been read (no data
+    then means no startup in it, not one still to find)."""
     out = Text(no_wrap=False, overflow="fold")
     if data is None:
-        out.append(status or "reading the log…", palette.dim)
+        out.append(status or ("no startup in this log yet" if read else "reading the log…"), palette.dim)
         return out
     out.append(f"startup {data.index + 1}/{data.count}", Style(bold=True))
     if status:
@@ -199,12 +205,14 @@ class Timeline(Static):
         self.data: TimelineData | None = None
         self.status = ""
         self.verdict: Verdict | None = None
+        self.read = False  # given data at least once: the log has been read
 
     def on_mount(self) -> None:
         self._paint()
 
     def show(self, data: TimelineData | None) -> None:
         self.data = data
+        self.read = True
         self._paint()
 
     def set_status(self, status: str) -> None:
@@ -218,4 +226,6 @@ class Timeline(Static):
             self._paint()
 
     def _paint(self) -> None:
-        self.update(render_timeline(self.data, self.palette, status=self.status, verdict=self.verdict))
+        self.update(
+            render_timeline(self.data, self.palette, status=self.status, verdict=self.verdict, read=self.read)
+        )

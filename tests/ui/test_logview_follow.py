@@ -139,3 +139,19 @@ async def test_a_short_log_that_grows_past_the_screen_at_once_follows_to_the_end
         row_texts(app)  # drawing the rows asks for the lines not read yet: a worker reads them
         await settle(pilot)
         assert row_texts(app)[view.cursor - view.scroll_offset.y].strip().endswith(f"line {3 * SIZE[1] - 1}")
+
+
+async def test_a_log_with_no_startup_says_so_once_read_and_shows_the_first_when_it_comes(
+    tmp_path: Path,
+) -> None:
+    log = tmp_path / "serve.log"
+    log.write_text("")  # the dashboard's mirror of a host whose server never started
+    app = make_app(log, follow=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.log_screen
+        assert str(screen.timeline.render()) == "no startup in this log yet"  # not "reading the log…"
+        append(log, startup(0, crash=False))
+        screen.poll()
+        await settle(pilot)
+        assert "startup 1/1" in str(screen.timeline.render())
