@@ -103,8 +103,8 @@ HELLO = (
 
 
 def one_run(config: Path, program: str, index: int) -> float:
-    """Seconds from asking tmux for a new 120x36 window running ``program`` (arguments to Python) to the
-    first output that holds "connecting" (the console's status bar)."""
+    """Seconds from asking tmux for a new 120x36 window running ``program`` (a Python script, run by this
+    Python, with its arguments) to the first output that holds "connecting" (the status bar)."""
     # Bytecode caches as an installed console has them (pip compiles at install; Python writes them on
     # the first run), in a folder of the bench's own: a PYTHONDONTWRITEBYTECODE in the caller's
     # environment would otherwise make every run compile the package from source.
@@ -143,7 +143,7 @@ def main() -> None:
             config = hosts_file(Path(tmp), listener.getsockname()[1])
             hello = Path(tmp) / "hello.py"
             hello.write_text(HELLO)
-            console = "-m gdnconsole.cli slowbox"
+            console = f"{Path(sys.executable).with_name('gdnconsole')} slowbox"  # the installed command
             for program in (console, str(hello)):
                 one_run(config, program, -1)  # warm the page cache and write the .pyc files
             # Interleaved, so that a busy spell on the machine weighs on both alike.

@@ -11,33 +11,16 @@ from typing import Any
 
 import click
 
-from gdnconsole import __version__, config, config_file
-from gdnconsole.cli_common import fail, host_named, load_config
-from gdnconsole.config import Config, ConfigError, Host
+from gdnconsole import __version__, cli_open, config, config_file
+from gdnconsole.cli_common import fail, load_config
+from gdnconsole.cli_open import console_options, open_hosts, theme_option
+from gdnconsole.config import ConfigError, Host
 from gdnconsole.sglang.launch import launch_spec
-
-
-def interactive() -> bool:
-    """A terminal to draw the dashboard on (else: print, for pipes and scripts)."""
-    return sys.stdout.isatty()
-
 
 OPEN_COMMAND = "open"
 
 THEME_META = "gdnconsole.theme"  # the main group's --theme, in the context's meta
 THEME_HELP = "Colour theme (shipped: gdn-dark, gdn-light, gdn-high-contrast; or one of yours)."
-
-
-def theme_option(option: str | None, cfg: Config) -> dict[str, Any]:
-    """The theme to open the UI in (``--theme``, else ``[console] theme``, else the default) and the
-    user's themes folder, as keyword arguments of the run_* functions; an unknown name exits 2."""
-    from gdnconsole.ui import theme
-
-    try:
-        name = theme.select(option, cfg)
-    except (theme.UnknownThemeError, ConfigError) as exc:
-        fail(str(exc))
-    return {"theme_name": name, "user_themes": theme.user_themes_dir(cfg)}
 
 
 # Commands whose modules pull in heavy libraries (asyncssh, rich) load only when they run: `log summarize`
@@ -83,18 +66,6 @@ READONLY_META = "gdnconsole.readonly"  # the main group's --readonly, in the con
 READONLY_HELP = "Watch only: no launch, relaunch or stop (for someone else's box)."
 
 
-def _console_options(cfg: Config, readonly: bool) -> dict[str, Any]:
-    """The dashboard's keymap (the [keys] table checked against the screens' bindings: a problem exits 2
-    naming the file, line and key), bell and read-only mode (the flag, else [console] readonly)."""
-    from gdnconsole.ui import keymap
-
-    try:
-        keys = keymap.checked(cfg, "dashboard")
-    except ConfigError as exc:
-        fail(str(exc))
-    return {"keymap": keys, "bell": cfg.console.bell, "readonly": readonly or cfg.console.readonly}
-
-
 @click.group(
     cls=HostsGroup,
     invoke_without_command=True,
@@ -116,7 +87,7 @@ def main(ctx: click.Context, theme: str | None, readonly: bool) -> None:
     if ctx.invoked_subcommand is not None:
         return
     cfg = load_config()
-    if not cfg.hosts or not interactive():
+    if not cfg.hosts or not cli_open.interactive():
         click.echo(ctx.get_help())
         return
     themed = theme_option(theme, cfg)
@@ -127,7 +98,7 @@ def main(ctx: click.Context, theme: str | None, readonly: bool) -> None:
         choices=list(cfg.hosts.values()),
         config_path=str(cfg.path),
         **themed,
-        **_console_options(cfg, readonly),
+        **console_options(cfg, readonly),
     )
 
 
@@ -144,14 +115,7 @@ def _theme_asked(ctx: click.Context, theme: str | None) -> str | None:
 @click.pass_context
 def open_cmd(ctx: click.Context, names: tuple[str, ...], theme: str | None, readonly: bool) -> None:
     """Open the dashboard on HOST... (one tab per host)."""
-    cfg = load_config()
-    themed = theme_option(_theme_asked(ctx, theme), cfg)
-    options = _console_options(cfg, readonly or bool(ctx.meta.get(READONLY_META)))
-    hosts = [host_named(name, cfg) for name in dict.fromkeys(names)]
-    from gdnconsole.ui.app import run_dashboard
-
-    # The flag form saves profiles back into the hosts file the hosts came from.
-    run_dashboard(hosts, config_path=str(cfg.path) if cfg.exists else "", **themed, **options)
+    open_hosts(names, _theme_asked(ctx, theme), readonly or bool(ctx.meta.get(READONLY_META)))
 
 
 # -- config ----------------------------------------------------------------------------------------
@@ -314,7 +278,7 @@ def _play_story(
     ctx: click.Context, name: str, speed: float | None, pace: float, exit_at_end: bool, theme: str | None
 ) -> None:
     """`demo --scenario STORY`: the story plays on the dashboard; exits with the story's status."""
-    if not interactive():
+    if not cli_open.interactive():
         fail(f"the {name} story plays on the dashboard: run it in a terminal")
     from gdnconsole.demostories import DEFAULT_SPEED
     from gdnconsole.demostory import StoryOptions, run_story  # Textual loads here
@@ -374,7 +338,7 @@ def demo_cmd(
     if exit_at_end:
         fail("--exit-at-end applies to a story: " + _scenario_names())
     cfg = load_config()
-    ui = not plain and interactive()
+    ui = not plain and cli_open.interactive()
     asked = _theme_asked(ctx, theme)
     # Checked before the demo server starts; a configured theme matters only when a screen opens.
     themed = theme_option(asked, cfg) if ui or asked is not None else {}

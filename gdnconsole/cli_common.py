@@ -5,8 +5,6 @@ from __future__ import annotations
 import sys
 from typing import NoReturn
 
-import click
-
 from gdnconsole import config, config_file
 from gdnconsole.config import Config, ConfigError, Host
 
@@ -17,7 +15,7 @@ EXIT_UNREACHABLE = 3
 
 def fail(message: str, code: int = EXIT_USAGE) -> NoReturn:
     """One line on stderr, no traceback, the given exit code."""
-    click.echo(f"gdnconsole: error: {message}", err=True)
+    print(f"gdnconsole: error: {message}", file=sys.stderr)
     sys.exit(code)
 
 

@@ -12,8 +12,9 @@ from rich.table import Table
 from rich.text import Text
 
 from gdnconsole import config, logscan
-from gdnconsole.cli import THEME_HELP, theme_option
+from gdnconsole.cli import THEME_HELP
 from gdnconsole.cli_common import fail
+from gdnconsole.cli_open import theme_option
 from gdnconsole.config import Config, ConfigError
 from gdnconsole.sglang.summary import summary, track
 

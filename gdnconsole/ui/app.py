@@ -8,6 +8,7 @@ import tempfile
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from textual.app import SystemCommand
 from textual.screen import Screen
@@ -81,10 +82,13 @@ class DashboardApp(ThemedApp):
     def _set_titles(self) -> None:
         self.sub_title = " · ".join([*(s.host.name for s in self.sessions), *(["read-only"] * self.readonly)])
 
+    def get_default_screen(self) -> Screen[Any]:
+        # The dashboard is the first screen itself, not pushed on an empty one from on_mount: Textual
+        # composes and lays out the first screen with the app, so the first frame is painted once.
+        return self._dashboard() if self.sessions else super().get_default_screen()
+
     def on_mount(self) -> None:
-        if self.sessions:
-            self.push_screen(self._dashboard())
-        else:
+        if not self.sessions:
             self.push_screen(HostPickerScreen(self.choices, self.config_path), self._picked)
 
     def _dashboard(self) -> DashboardScreen:

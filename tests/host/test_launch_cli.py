@@ -13,7 +13,7 @@ import pytest
 from tests.host.launchkit import kill_group
 from tests.host.test_session import free_port
 
-GDNCONSOLE = [sys.executable, "-m", "gdnconsole.cli"]
+GDNCONSOLE = [sys.executable, "-m", "gdnconsole"]
 
 
 @pytest.fixture

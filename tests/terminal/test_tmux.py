@@ -31,7 +31,7 @@ import pytest
 if shutil.which("tmux") is None:
     pytest.skip("tmux is not installed", allow_module_level=True)
 
-GDNCONSOLE = [sys.executable, "-m", "gdnconsole.cli"]
+GDNCONSOLE = [sys.executable, "-m", "gdnconsole"]
 HOST = "simbox"
 SOCKET = f"gdntest-{os.getpid()}"  # a tmux server of our own: never the user's
 WAIT_S = 20.0

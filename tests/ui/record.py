@@ -42,7 +42,7 @@ SOCKET = "gdnconsole-record"  # tmux -L: a server of our own
 
 def gdnconsole_command() -> list[str]:
     script = Path(sys.executable).with_name("gdnconsole")
-    return [str(script)] if script.exists() else [sys.executable, "-m", "gdnconsole.cli"]
+    return [str(script)] if script.exists() else [sys.executable, "-m", "gdnconsole"]
 
 
 def tmux(*args: str, check: bool = True) -> subprocess.CompletedProcess[str]:

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from gdnconsole import cli
+from gdnconsole import cli_open
 from gdnconsole.cli import main
 from gdnconsole.config import Host
 
@@ -31,6 +31,7 @@ def opened(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> list[dict[str, An
         calls.append({"hosts": hosts, **options})
 
     monkeypatch.setattr("gdnconsole.ui.app.run_dashboard", fake)
+    monkeypatch.setattr(cli_open, "interactive", lambda: True)  # CliRunner's output is no terminal
     config = tmp_path / "hosts.toml"
     config.write_text(HOSTS)
     monkeypatch.setenv("GDNCONSOLE_CONFIG", str(config))
@@ -92,9 +93,10 @@ def test_help_shows_hosts_usage_and_commands(opened: list[dict[str, Any]]) -> No
 def test_plain_gdnconsole_picks_a_host_on_a_terminal(
     opened: list[dict[str, Any]], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setattr(cli_open, "interactive", lambda: False)
     result = CliRunner().invoke(main, [])
     assert result.exit_code == 0 and "Usage:" in result.output and not opened  # not a terminal: help
-    monkeypatch.setattr(cli, "interactive", lambda: True)
+    monkeypatch.setattr(cli_open, "interactive", lambda: True)
     result = CliRunner().invoke(main, [])
     assert result.exit_code == 0, result.output
     assert opened[0]["hosts"] == [] and [h.name for h in opened[0]["choices"]] == ["ct129", "ct130"]
@@ -108,7 +110,7 @@ def test_demo_opens_the_dashboard_on_the_demo_host(
     class Server:
         pid = 4242
 
-    monkeypatch.setattr(cli, "interactive", lambda: True)
+    monkeypatch.setattr(cli_open, "interactive", lambda: True)
     from gdnconsole.host import foreground  # cli imports it when the demo starts its server
 
     monkeypatch.setattr(foreground, "start", lambda spec, **kw: started.append(spec) or Server())

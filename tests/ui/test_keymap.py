@@ -185,6 +185,7 @@ def test_the_dashboard_command_refuses_a_bad_keymap_before_opening(
     monkeypatch.setenv("GDNCONSOLE_CONFIG", str(path))
     opened: list[object] = []
     monkeypatch.setattr("gdnconsole.ui.app.run_dashboard", lambda *a, **kw: opened.append(kw))
+    monkeypatch.setattr("gdnconsole.cli_open.interactive", lambda: True)
     result = CliRunner().invoke(main, ["demo-host-that-is-not-reached"])
     assert result.exit_code == 2 and not opened
     assert f'{path}:2: keys."dash.prompt": "?" is also the key of dash.help' in result.output

@@ -204,7 +204,7 @@ def opened(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> list[dict[str, An
     calls: list[dict[str, Any]] = []
     monkeypatch.setattr("gdnconsole.ui.app.run_dashboard", lambda hosts, **kw: calls.append(kw))
     monkeypatch.setattr("gdnconsole.ui.logscreen.run_log_view", lambda path, **kw: calls.append(kw))
-    monkeypatch.setattr("gdnconsole.cli.interactive", lambda: True)
+    monkeypatch.setattr("gdnconsole.cli_open.interactive", lambda: True)
     monkeypatch.setenv(config.CONFIG_ENV, str(hosts_file(tmp_path, '[console]\ntheme = "gdn-light"\n')))
     return calls
 

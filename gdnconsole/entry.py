@@ -1,0 +1,30 @@
+"""The `gdnconsole` executable. The everyday `gdnconsole HOST [HOST...]` opens the dashboard straight
+away; every other command line goes to click (cli.py). Importing click and the command definitions costs
+~40 ms, a tenth of the first frame's half-second budget, and this form has nothing for click to parse."""
+
+from __future__ import annotations
+
+import sys
+
+# The main group's commands (cli.main), which a first argument names instead of a host; a test keeps
+# this in step with cli.py.
+COMMANDS = frozenset(
+    {"open", "config", "hosts", "demo", "log", "status", "check", "launch", "stop", "prompt"}
+)
+
+
+def opens_hosts(args: list[str]) -> bool:
+    """Host names only: no option anywhere (those are click's to parse) and no command first."""
+    return bool(args) and args[0] not in COMMANDS and not any(arg.startswith("-") for arg in args)
+
+
+def main() -> None:
+    args = sys.argv[1:]
+    if opens_hosts(args):
+        from gdnconsole.cli_open import open_hosts
+
+        open_hosts(args)
+        return
+    from gdnconsole.cli import main as cli_main
+
+    cli_main()
