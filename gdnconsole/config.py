@@ -300,6 +300,10 @@ def _is_positive(v: Any) -> bool:
     return isinstance(v, int | float) and not isinstance(v, bool) and v > 0
 
 
+def _is_non_negative(v: Any) -> bool:
+    return isinstance(v, int | float) and not isinstance(v, bool) and v >= 0
+
+
 def _is_str_list(v: Any) -> bool:
     return isinstance(v, list) and all(isinstance(x, str) for x in v)
 
@@ -374,9 +378,8 @@ SIMULATE_FIELDS: dict[str, _Field] = {
         "one of " + ", ".join(f'"{s}"' for s in SIM_CHAT_FAULTS), lambda v: v in SIM_CHAT_FAULTS
     ),
     "tokens_per_s": _Field("a number > 0", _is_positive),
-    "release_lag_s": _Field(
-        "a number ≥ 0", lambda v: isinstance(v, int | float) and not isinstance(v, bool) and v >= 0
-    ),
+    "release_lag_s": _Field("a number ≥ 0", _is_non_negative),
+    "ready_log_lag_s": _Field("a number ≥ 0", _is_non_negative),
     "nvml": _Field('one of "ok", "no-driver", "absent"', lambda v: v in ("ok", "no-driver", "absent")),
     "nvidia_smi": _Field("true or false", _is_bool),
     "home": _Field("a string path for the simulated host's files", _is_str),

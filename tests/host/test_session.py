@@ -14,10 +14,12 @@ from pathlib import Path
 
 import pytest
 
+from gdnconsole.chatmodel import Health
 from gdnconsole.config import Host, Profile, Simulate
 from gdnconsole.config import SshTarget as ConfigSshTarget
 from gdnconsole.host import simulated
 from gdnconsole.host.link import LinkState, SshTarget
+from gdnconsole.host.serving import ProbeTiming
 from gdnconsole.host.session import HostSession
 from tests.sshhosts import AsyncsshHost, NetnsHost, SshdHost
 from tests.sshhosts import free_loopback_port as free_port
@@ -139,6 +141,23 @@ async def test_local_host_sees_gpus_server_ranks_and_stages(tmp_path: Path, sim_
         assert status["server"]["pid"] == server.pid and status["server"]["stage"] in ("ready", "serving")
         assert {g["rank"] for g in status["gpus"]} == {"TP0", "TP1"}
         assert all(g["used_mib"] > 20_000 for g in status["gpus"])
+
+
+async def test_a_server_healthy_before_its_log_says_ready_is_verified_when_it_does(
+    tmp_path: Path, sim_server
+) -> None:
+    # The ready line comes 1 s after /health answers 200; a healthy server is polled every 10 minutes
+    # here: the verification must go out when the line arrives, not at the next healthy poll.
+    host = sim_host(tmp_path, ready_log_lag_s=1.0)
+    probe = ProbeTiming(backoff=FAST_BACKOFF, healthy_every=600.0, health_timeout=5.0)
+    session = HostSession(host, sample_interval=0.1, backoff=FAST_BACKOFF, probe=probe)
+    async with running(session):
+        assert await session.wait_until(lambda: session.link is LinkState.CONNECTED, 20)
+        sim_server(host)
+        assert await session.wait_until(lambda: session.serving.health is Health.OK, 30)
+        startup = session.log.tracker.current
+        assert startup is None or not startup.ready  # healthy, and not ready as far as the log says
+        assert await session.wait_until(lambda: session.serving.verified is True, 30), session.serving
 
 
 async def test_simulated_hosts_on_one_machine_see_only_their_own_servers(tmp_path: Path, sim_server) -> None:

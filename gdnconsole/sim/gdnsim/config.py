@@ -42,6 +42,9 @@ class SimConfig:
     scenario: str = "ok"
     tokens_per_s: float = 40.0  # decode rate of one request, in tokens per wall-clock second
     release_lag_s: float = 0.5  # GPU memory stays held this long after its process is gone
+    # The ready line reaches the log this long after /health answers 200 (SGLang marks the server up,
+    # then logs; a console reading the log sees it a moment after): 0 writes it at once.
+    ready_log_lag_s: float = 0.0
     nvml: str = "ok"  # "ok", "no-driver" (NVMLError_LibraryNotFound at init) or "absent" (ImportError)
     nvidia_smi: bool = True  # whether the stand-in nvidia-smi on PATH answers
     driver_version: str = "580.95.05"

@@ -113,6 +113,8 @@ class Server:
         if not self.args.skip_server_warmup and not await warm_up(self.args, self.log):
             kill_process_tree(os.getpid(), include_parent=True)
         self.state.status = UP
+        if self.state.cfg.ready_log_lag_s:
+            await asyncio.sleep(self.state.cfg.ready_log_lag_s)
         self.log.info("The server is fired up and ready to roll!")
 
     # --- TokenizerManager (installed on the first generation, 511 tokenizer_manager auto_create_handle_loop)
