@@ -371,8 +371,13 @@ class HostSession:
         pid = int(message.get("pid", -1))
         self.exits[pid] = message
         # Gone now, not at the next process scan: until then L said "a server runs" and R offered to
-        # stop a process that had exited.
+        # stop a process that had exited. Its ranks may outlive it a moment: they are orphans now (the
+        # next scan says whether they still live), so that a launch right after a crash waits for them
+        # as the crashed server's instead of refusing for memory "another process" holds.
+        gone = [s for s in self.servers if s.get("pid") == pid]
         self.servers = [s for s in self.servers if s.get("pid") != pid]
+        known = {o.get("pid") for o in self.orphans}
+        self.orphans += [c for s in gone for c in s.get("children", []) if c.get("pid") not in known]
         if self.launched is not None and self.launched.get("pid") == pid:
             self.launched_alive = False
         self.notify("server_exit")
