@@ -69,6 +69,14 @@ class LinkError(Exception):
         return self.state is LinkState.DOWN
 
 
+class AgentExited(Exception):
+    """The agent's process ended while it was being sent its code; ``report`` says how (exit_report)."""
+
+    def __init__(self, report: str) -> None:
+        super().__init__(report)
+        self.report = report
+
+
 @dataclass(frozen=True)
 class SshTarget:
     host: str  # an address, a hostname, or an alias from ~/.ssh/config
@@ -173,9 +181,18 @@ class LocalAgent(AgentChannel):
             raise LinkError(LinkState.DOWN, f"no Python interpreter {python!r} on this machine") from None
         except NotADirectoryError:
             raise LinkError(LinkState.DOWN, f"workdir {workdir!r} is not a directory") from None
-        assert proc.stdin is not None
-        await send_payload(proc.stdin.write, proc.stdin.drain)
-        return cls(proc)
+        channel = cls(proc)
+        try:
+            assert proc.stdin is not None
+            await send_payload(proc.stdin.write, proc.stdin.drain)
+        except BaseException as exc:  # cancelled (the console quits) or the agent died: leave no process
+            with contextlib.suppress(ProcessLookupError):
+                proc.kill()
+            await asyncio.shield(channel.close())
+            if isinstance(exc, OSError):  # it exited before reading its code: not a Python that runs it
+                raise AgentExited(channel.exit_report()) from None
+            raise
+        return channel
 
     async def send(self, request: Mapping[str, Any]) -> None:
         assert self.proc.stdin is not None

@@ -24,7 +24,7 @@ from gdnconsole.chatmodel import ChatError, ChatResult, Timeouts
 from gdnconsole.config import Host
 from gdnconsole.host import simulated
 from gdnconsole.host.forward import ForwardError, Forwards
-from gdnconsole.host.link import AgentChannel, LinkError, LinkState, LocalAgent, SshTarget
+from gdnconsole.host.link import AgentChannel, AgentExited, LinkError, LinkState, LocalAgent, SshTarget
 from gdnconsole.host.ranks import RankPlacement, place_ranks
 from gdnconsole.host.replies import LinkLost, Message, Pending, Progress
 from gdnconsole.host.serving import Prober, ProbeTiming, ServingState, api_key, bind_host
@@ -264,7 +264,13 @@ class HostSession:
 
     async def _connect_and_serve(self) -> None:
         self._set_link(LinkState.CONNECTING)
-        channel = await self._open_channel()
+        try:
+            channel = await self._open_channel()
+        except AgentExited as exc:  # a local `python` that is no Python (or not one that runs)
+            raise LinkError(LinkState.NO_AGENT, self._no_agent_reason(exc.report)) from None
+        if self._stopping:  # stopped while the link came up: stop() found no channel to close
+            await channel.close()
+            return
         self._channel = channel
         conn = getattr(channel, "conn", None)  # an SSH channel: its connection carries the forwards
         if conn is not None:

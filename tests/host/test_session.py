@@ -243,6 +243,16 @@ async def test_host_without_python_says_so(tmp_path: Path, sshd: SshdHost) -> No
     assert session.status()["link"] == "down"
 
 
+async def test_a_local_python_that_exits_at_once_says_so(tmp_path: Path) -> None:
+    # /bin/true takes the agent's arguments and exits without reading its code: the session task died
+    # of "Connection lost" while the status bar said "connecting…" for ever.
+    session = HostSession(sim_host(tmp_path, python="/bin/true"), backoff=FAST_BACKOFF)
+    async with running(session):
+        assert await session.wait_until(lambda: session.link is LinkState.NO_AGENT, 10), session.link
+    message = session.link_message or ""
+    assert "the agent did not start on simbox (exit status " in message and "'/bin/true'" in message
+
+
 @pytest.mark.parametrize(
     ("table", "source"),
     [({"nvml": "absent"}, "nvidia-smi"), ({"nvml": "absent", "nvidia_smi": False}, "none")],
@@ -417,3 +427,14 @@ def test_the_ranks_of_a_server_that_exited_are_orphans_before_the_next_scan(tmp_
     assert launcher._crashed_leftovers(session) == {4243}  # the crashed server's, not the stray
     session.handle({"type": "processes", "servers": [], "orphans": []})  # the next scan: gone
     assert session.orphans == [] and launcher._crashed_leftovers(session) == set()
+
+
+async def test_a_stop_while_the_link_comes_up_ends_the_session_and_its_agent(tmp_path: Path) -> None:
+    """stop() closes the channel it finds; one still being opened was served after the stop, until the
+    run task was cancelled (at the app's exit, with the agent's process left to the garbage collector)."""
+    session = HostSession(sim_host(tmp_path), mirror=tmp_path / "mirror.log", backoff=FAST_BACKOFF)
+    task = asyncio.create_task(session.run())
+    await asyncio.sleep(0)  # the task runs up to its first wait: starting the agent's process
+    await session.stop()
+    await asyncio.wait_for(task, 20)  # ends by itself: nothing cancels it
+    assert session.connects == 0 and session.hellos == 0
