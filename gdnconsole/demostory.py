@@ -368,7 +368,15 @@ class Director:
         state = "not in the journal" if attempt is None else f"{attempt.outcome} at {attempt.stage}"
         note = self.dashboard.host_pane(index).launch_note
         progress = self.dashboard.launches.progress.get(index)
-        server = self.session(index).server
+        session = self.session(index)
+        server = session.server
+        launched = session.launched or {}
+        orphans = [(o.get("pid"), o.get("pgid"), o.get("title")) for o in session.orphans]
+        holders = [
+            (g.get("index"), p.get("pid"), p.get("used_mib"))
+            for g in session.gpus
+            for p in g.get("processes", [])
+        ]
         toasts = self.app.toasts[-4:]
         focused = self.app.focused
         return (
@@ -376,6 +384,8 @@ class Director:
             + ("" if note is None else f"; the dashboard says: {note.plain}")
             + ("" if progress is None else f"; in flight: {progress.action}, {progress.phase}")
             + ("" if server is None else f"; a server runs: pid {server.get('pid')}")
+            + f"; launched {launched.get('pid')}/{launched.get('pgid')} alive {session.launched_alive}"
+            + f"; orphans {orphans}; GPU holders {holders}"
             + f"; screen {type(self.app.screen).__name__}#{self.app.screen.id}"
             + f", focus {None if focused is None else type(focused).__name__}"
             + ("" if not toasts else "; toasts: " + " | ".join(toasts))

@@ -428,11 +428,14 @@ def _server_pids(session: HostSession, pid: int | None) -> set[int]:
 
 
 def _crashed_leftovers(session: HostSession) -> set[int]:
-    """Ranks still alive of the server this console launched, after that server's main process ended."""
+    """The ranks of the server this console launched, after that server's main process ended: those
+    a scan still lists (orphans of its process group) and those it had when it exited (dying ranks are
+    no longer listed, yet hold their GPU memory until they are gone)."""
     record = session.launched
     if record is None or session.launched_alive or not isinstance(record.get("pgid"), int):
         return set()
-    return {int(o["pid"]) for o in session.orphans if o.get("pgid") == record["pgid"]}
+    orphans = {int(o["pid"]) for o in session.orphans if o.get("pgid") == record["pgid"]}
+    return orphans | session.exit_children.get(int(record["pid"]), set())
 
 
 def _refuse_foreign_server(session: HostSession, profile: Profile, ours: int | None) -> None:

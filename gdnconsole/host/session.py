@@ -141,6 +141,7 @@ class HostSession:
         self.launched_alive = False
         self.pidfile_seen = False
         self.exits: dict[int, dict[str, Any]] = {}  # pid -> the agent's server_exit message
+        self.exit_children: dict[int, set[int]] = {}  # pid -> its children's pids when it exited
         self._pending = Pending()
         self.forwards = Forwards()
         self.serving = ServingState()
@@ -376,14 +377,14 @@ class HostSession:
     def _on_server_exit(self, message: dict[str, Any]) -> None:
         pid = int(message.get("pid", -1))
         self.exits[pid] = message
+        # Its ranks as the last scan saw them: they can hold GPU memory for a while after the exit (dying,
+        # no longer listed by a scan), and a launch must wait for them, not take them for another process.
+        self.exit_children[pid] = {
+            int(c["pid"]) for s in self.servers if s.get("pid") == pid for c in s.get("children", [])
+        }
         # Gone now, not at the next process scan: until then L said "a server runs" and R offered to
-        # stop a process that had exited. Its ranks may outlive it a moment: they are orphans now (the
-        # next scan says whether they still live), so that a launch right after a crash waits for them
-        # as the crashed server's instead of refusing for memory "another process" holds.
-        gone = [s for s in self.servers if s.get("pid") == pid]
+        # stop a process that had exited.
         self.servers = [s for s in self.servers if s.get("pid") != pid]
-        known = {o.get("pid") for o in self.orphans}
-        self.orphans += [c for s in gone for c in s.get("children", []) if c.get("pid") not in known]
         if self.launched is not None and self.launched.get("pid") == pid:
             self.launched_alive = False
         self.notify("server_exit")

@@ -412,21 +412,21 @@ def test_a_server_that_exited_is_not_the_server_before_the_next_scan(tmp_path: P
     assert 4242 in session.exits
 
 
-def test_the_ranks_of_a_server_that_exited_are_orphans_before_the_next_scan(tmp_path: Path) -> None:
-    """A crashed server's ranks can outlive its exit report: a launch at once then refused because
-    "other processes" (those ranks) held the GPU memory, instead of waiting for the crashed server's
-    ranks to go (a demo story stalled on that refusal under load)."""
+def test_the_ranks_of_a_crashed_server_are_its_leftovers_while_they_die(tmp_path: Path) -> None:
+    """A crashed server's ranks hold their GPU memory until they are gone, and a dying process is no
+    longer listed by a process scan: a launch then refused because "other processes" (those ranks) held
+    the memory, instead of waiting for them (a demo story stalled on that refusal under load)."""
     session = HostSession(sim_host(tmp_path), mirror=tmp_path / "mirror.log")
     rank = {"pid": 4243, "ppid": 4242, "pgid": 4242, "title": "sglang::scheduler_TP1", "rank": "TP1"}
     server = {"pid": 4242, "pgid": 4242, "port": 30000, "cmdline": ["python3", "-m", "sglang.launch_server"]}
     stray = {"pid": 7001, "ppid": 1, "pgid": 7000, "title": "sglang::scheduler_TP0", "rank": "TP0"}
     session.handle({"type": "processes", "servers": [{**server, "children": [rank]}], "orphans": [stray]})
     session.handle({"type": "launched", "server": {"pid": 4242, "pgid": 4242, "argv": []}})
+    assert launcher._crashed_leftovers(session) == set()  # it runs: nothing is left over
     session.handle({"type": "server_exit", "pid": 4242, "pgid": 4242, "returncode": -6, "t": 0.0})
-    assert [o["pid"] for o in session.orphans] == [7001, 4243]
     assert launcher._crashed_leftovers(session) == {4243}  # the crashed server's, not the stray
-    session.handle({"type": "processes", "servers": [], "orphans": []})  # the next scan: gone
-    assert session.orphans == [] and launcher._crashed_leftovers(session) == set()
+    session.handle({"type": "processes", "servers": [], "orphans": [stray]})  # the rank is dying: unlisted
+    assert launcher._crashed_leftovers(session) == {4243}
 
 
 async def test_a_stop_while_the_link_comes_up_ends_the_session_and_its_agent(tmp_path: Path) -> None:
