@@ -129,6 +129,7 @@ class LogView(ScrollView, can_focus=True):
         super().__init__(id=id)
         self.palette = palette
         self.cache = LinesCache()
+        self._stale: LinesCache | None = None  # lines shown while they are read again (forget_meanings)
         self.rows = RowMap(0)
         self.total = 0
         self.cursor = 0  # a row
@@ -153,13 +154,16 @@ class LogView(ScrollView, can_focus=True):
             if info.rank and len(info.rank) > self.tag_width:
                 self.tag_width = len(info.rank)
             self._widest = max(self._widest, len(info.body))
+        if not self._pending and not self._wanted:
+            self._stale = None  # everything asked for is read again
         self._resize()
         self.refresh()
 
     def forget_meanings(self) -> None:
-        """The tracker has read the whole file: lines read before it had must be read again, since their
-        stage (and so their colour) may now be known from context."""
-        self.cache.clear()
+        """The tracker has read more of the file: lines read before it had must be read again, since their
+        stage (and so their colour) may now be known from context. Until they are, the screen shows them
+        as they were (clearing them drew "…" on every row for a frame, at each poll of a growing log)."""
+        self._stale, self.cache = self.cache, LinesCache()
         self._pending.clear()
         self.refresh()
 
@@ -167,6 +171,7 @@ class LogView(ScrollView, can_focus=True):
         """Show lines read from the end of the file before their numbers are known."""
         self.preview = True
         self.cache.clear()
+        self._stale = None
         self.total = len(infos)
         self.add_lines(infos)
         self._rebuild(keep_line=None)
@@ -176,6 +181,7 @@ class LogView(ScrollView, can_focus=True):
         """The file restarted, or the index replaced a preview: forget the lines and where they were."""
         self.preview = False
         self.cache.clear()
+        self._stale = None
         self._pending.clear()
         self.folds = []
         self.expanded.clear()
@@ -193,6 +199,8 @@ class LogView(ScrollView, can_focus=True):
         """The file has ``total`` lines now; ``new_matches`` are the new lines the filter keeps."""
         if self.total and total >= self.total:
             self.cache.drop(self.total - 1)  # the old last line may have been incomplete
+            if self._stale is not None:
+                self._stale.drop(self.total - 1)
         added = max(0, total - self.total)
         self.total = total
         if self.matches is not None:
@@ -263,6 +271,8 @@ class LogView(ScrollView, can_focus=True):
         info = self.cache.get(line)
         if info is None:
             self._want(row)
+            info = None if self._stale is None else self._stale.get(line)
+        if info is None:
             return Strip([Segment("  …", self.palette.dim)]).extend_cell_length(width).apply_style(base)
         if self.first_paint is None:
             self.first_paint = time.perf_counter()

@@ -155,3 +155,18 @@ async def test_a_log_with_no_startup_says_so_once_read_and_shows_the_first_when_
         screen.poll()
         await settle(pilot)
         assert "startup 1/1" in str(screen.timeline.render())
+
+
+async def test_lines_read_again_for_their_meaning_stay_on_screen_meanwhile(tmp_path: Path) -> None:
+    # Each poll of a growing log reads the visible lines again (their stage may be known now); the rows
+    # showed "…" until the read came back, a flicker at every poll (a tmux capture caught it blank).
+    log = write_log(tmp_path / "serve.log", startup(0, crash=False))
+    app = make_app(log, follow=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        view = app.log_screen.view
+        before = row_texts(app)
+        view.forget_meanings()
+        assert row_texts(app) == before and view.reading  # the old rows, while they are read again
+        await settle(pilot)
+        assert row_texts(app) == before and not view.reading
