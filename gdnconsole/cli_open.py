@@ -4,6 +4,7 @@ imports click, so the everyday command can open the screen without loading it (s
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from typing import Any
 
 from gdnconsole.cli_common import fail, host_named, load_config
@@ -39,7 +40,7 @@ def console_options(cfg: Config, readonly: bool) -> dict[str, Any]:
     return {"keymap": keys, "bell": cfg.console.bell, "readonly": readonly or cfg.console.readonly}
 
 
-def open_hosts(names: list[str] | tuple[str, ...], theme: str | None = None, readonly: bool = False) -> None:
+def open_hosts(names: Sequence[str], theme: str | None = None, readonly: bool = False) -> None:
     """The dashboard on HOST... (one pane per host, duplicates once); a bad name or file exits 2, and so
     does a command line with no terminal to draw on (a pipe would get escape codes, and no end)."""
     cfg = load_config()

@@ -172,17 +172,19 @@ async def launch(
     leftovers = _crashed_leftovers(session)
     _refuse_for_memory(session, spec, profile, ours=leftovers)
     if leftovers:
-        await _wait_for_leftovers(session, leftovers, on_progress or (lambda _: None))
-        _refuse_for_memory(session, spec, profile, ours=set())
+        await _wait_for_leftovers(session, spec, profile, leftovers, on_progress or (lambda _: None))
     return await _start(session, spec, attempt, journal)
 
 
-async def _wait_for_leftovers(session: HostSession, leftovers: set[int], say: Say) -> None:
+async def _wait_for_leftovers(
+    session: HostSession, spec: LaunchSpec, profile: Profile, leftovers: set[int], say: Say
+) -> None:
     """A server that just crashed: its ranks die with it (or are still dying), and their memory comes
-    back a moment later. Wait for that rather than refuse."""
+    back a moment later. Wait for that rather than refuse; then the new server's memory must be free."""
     record = session.launched or {}
     gpus = gpumem.rank_gpus(record.get("argv", []), record.get("env") or {})
     await wait_released(session, gpus, leftovers, say)
+    _refuse_for_memory(session, spec, profile, ours=set())
 
 
 async def _start(session: HostSession, spec: LaunchSpec, attempt: Attempt, journal: Journal) -> Attempt:
@@ -507,7 +509,6 @@ async def relaunch(
         await _stop(session, STOP_GRACE_S, journal, say)  # returns once the old server's memory is free
         _refuse_for_memory(session, spec, profile, ours=set())
     elif leftovers:
-        await _wait_for_leftovers(session, leftovers, say)
-        _refuse_for_memory(session, spec, profile, ours=set())
+        await _wait_for_leftovers(session, spec, profile, leftovers, say)
     say("starting the server")
     return await _start(session, spec, attempt, journal)

@@ -162,16 +162,14 @@ class Prober:
                 continue
             failures = 0 if health is Health.OK else failures + 1
             delay = self.timing.healthy_every if health is Health.OK else self._backoff(failures)
-            await self._changed_within(self.state.server, delay, until_ready=True)
+            await self._changed_within(self.state.server, delay)
 
-    async def _changed_within(
-        self, identity: tuple[int | None, int] | None, seconds: float, *, until_ready: bool = False
-    ) -> None:
-        """Sleep ``seconds``, or less when the server changes meanwhile; with ``until_ready``, also when
-        the log reaches ready while the verification is still to do. SGLang answers /health once it is
-        up and logs ready just after, and the log arrives here later still: a poll that found the server
-        healthy but not yet ready must not wait a healthy server's 30 s to send the verification."""
-        due = until_ready and self.state.verified is None and not self._ready()
+    async def _changed_within(self, identity: tuple[int | None, int] | None, seconds: float) -> None:
+        """Sleep ``seconds``, or less when the server changes meanwhile, or when the log reaches ready
+        while the verification is still to do. SGLang answers /health once it is up and logs ready just
+        after, and the log arrives here later still: a poll that found the server healthy but not yet
+        ready must not wait a healthy server's 30 s to send the verification."""
+        due = self.state.verified is None and not self._ready()
         await self._wait(lambda: self._identity() != identity or (due and self._ready()), seconds)
 
     async def _poll(self, identity: tuple[int | None, int] | None) -> Health | None:

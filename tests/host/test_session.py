@@ -146,9 +146,10 @@ async def test_local_host_sees_gpus_server_ranks_and_stages(tmp_path: Path, sim_
 async def test_a_server_healthy_before_its_log_says_ready_is_verified_when_it_does(
     tmp_path: Path, sim_server
 ) -> None:
-    # The ready line comes 1 s after /health answers 200; a healthy server is polled every 10 minutes
-    # here: the verification must go out when the line arrives, not at the next healthy poll.
-    host = sim_host(tmp_path, ready_log_lag_s=1.0)
+    # The ready line comes 3 s after /health answers 200 (room for a busy machine to see the 200 first);
+    # a healthy server is polled every 10 minutes here: the verification must go out when the line
+    # arrives, not at the next healthy poll.
+    host = sim_host(tmp_path, ready_log_lag_s=3.0)
     probe = ProbeTiming(backoff=FAST_BACKOFF, healthy_every=600.0, health_timeout=5.0)
     session = HostSession(host, sample_interval=0.1, backoff=FAST_BACKOFF, probe=probe)
     async with running(session):
