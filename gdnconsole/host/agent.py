@@ -64,9 +64,10 @@ Agent -> console:
   says why pynvml is not the source.
 - ``{"type": "gpus", "t": EPOCH, "nvml": {"source", "reason"}, "gpus": [{"index", "uuid", "name",
   "compute_capability", "total_mib", "used_mib", "free_mib", "util_pct": int | null,
-  "processes": [{"pid", "used_mib": int | null, "name": str | null}], "errors": {FIELD: MESSAGE}}]}``.
-  A field that fails is null, with its message in ``errors``. If the source stops answering altogether
-  the agent moves on (pynvml -> nvidia-smi -> none) and ``nvml`` says so.
+  "processes": [{"pid", "used_mib": int | null, "name": str | null, "pgid": int | null}],
+  "errors": {FIELD: MESSAGE}}]}``. A field that fails is null, with its message in ``errors``; ``name``
+  and ``pgid`` are null for a process that is gone or a zombie (its memory not released yet). If the
+  source stops answering altogether the agent moves on (pynvml -> nvidia-smi -> none) and ``nvml`` says so.
 - ``{"type": "processes", "t": EPOCH, "servers": [{"pid", "pgid", "sid", "ppid", "start_time": EPOCH,
   "cmdline": [str], "port": int | null, "host": str, "cwd": str | null, "env": {NAME: VALUE} | null,
   "children": [{"pid", "ppid", "pgid", "title": "sglang::scheduler_TP0", "rank": "TP0" | null,
@@ -632,12 +633,17 @@ class NvmlSource:
 
 def nvml_process(proc: Any) -> dict[str, Any]:
     used = getattr(proc, "usedGpuMemory", None)  # None where the driver cannot tell (e.g. under MIG)
-    return {
-        "pid": proc.pid,
-        "used_mib": used // MIB if isinstance(used, int) else None,
-        # None for a process that is gone or a zombie (its memory not released yet): no name means no owner.
-        "name": process_name(proc.pid) if read_stat(proc.pid) is not None else None,
-    }
+    return {"pid": proc.pid, "used_mib": used // MIB if isinstance(used, int) else None, **owner_of(proc.pid)}
+
+
+def owner_of(pid: int) -> dict[str, Any]:
+    """Name and process group of a GPU process. Both None when it is gone or a zombie (its memory not
+    released yet): no name means no owner. The group tells a server's ranks from other processes even
+    when a scan has not listed them yet (a rank started, or crashed, between two scans)."""
+    stat = read_stat(pid)
+    if stat is None:
+        return {"name": None, "pgid": None}
+    return {"name": process_name(pid), "pgid": stat.pgid}
 
 
 SMI_GPU_FIELDS = (
@@ -758,10 +764,13 @@ class SmiSource:
 
 def smi_app(cells: list[str], errors: dict[str, str]) -> dict[str, Any]:
     _, pid, used, name = cells
+    number = smi_int(pid, "processes", errors)
+    stat = read_stat(number) if number is not None else None
     return {
-        "pid": smi_int(pid, "processes", errors),
+        "pid": number,
         "used_mib": smi_int(used, "processes", errors) if used not in SMI_MISSING else None,
         "name": name or None,
+        "pgid": stat.pgid if stat is not None else None,
     }
 
 

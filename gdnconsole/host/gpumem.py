@@ -67,6 +67,16 @@ def other_holders(
     return found
 
 
+def group_pids(gpus: Sequence[Mapping[str, Any]], pgid: int) -> set[int]:
+    """Live processes of process group ``pgid`` that hold memory on any GPU (a server's ranks)."""
+    return {
+        proc["pid"]
+        for gpu in gpus
+        for proc in gpu.get("processes", [])
+        if isinstance(proc.get("pid"), int) and proc.get("pgid") == pgid
+    }
+
+
 def unreleased_mib(
     gpus: Sequence[Mapping[str, Any]], indices: Sequence[int], old: Collection[int] = ()
 ) -> dict[int, int]:

@@ -422,22 +422,33 @@ async def adopt(session: HostSession, pid: int) -> None:
 
 
 def _server_pids(session: HostSession, pid: int | None) -> set[int]:
-    """The launched server and its children as the last process scan saw them."""
+    """The launched server and its children as the last process scan saw them, and the GPU processes
+    of its group (a rank started since that scan)."""
     if pid is None:
         return set()
     server = next((s for s in session.servers if s.get("pid") == pid), {})
-    return {pid, *(int(c["pid"]) for c in server.get("children", []))}
+    pids = {pid, *(int(c["pid"]) for c in server.get("children", []))}
+    return pids | _launched_group_on_gpus(session) if pid == session.launched_pid else pids
 
 
 def _crashed_leftovers(session: HostSession) -> set[int]:
     """The ranks of the server this console launched, after that server's main process ended: those
-    a scan still lists (orphans of its process group) and those it had when it exited (dying ranks are
-    no longer listed, yet hold their GPU memory until they are gone)."""
+    a scan still lists (orphans of its process group), those it had when it exited (dying ranks are
+    no longer listed, yet hold their GPU memory until they are gone), and those of its group that the
+    GPU sample lists (a rank started after the last scan)."""
     record = session.launched
     if record is None or session.launched_alive or not isinstance(record.get("pgid"), int):
         return set()
     orphans = {int(o["pid"]) for o in session.orphans if o.get("pgid") == record["pgid"]}
-    return orphans | session.exit_children.get(int(record["pid"]), set())
+    return orphans | session.exit_children.get(int(record["pid"]), set()) | _launched_group_on_gpus(session)
+
+
+def _launched_group_on_gpus(session: HostSession) -> set[int]:
+    """The GPU processes in the launched server's process group, by the latest GPU sample: its ranks,
+    whether or not a process scan has seen them (one started or died between two scans)."""
+    record = session.launched
+    pgid = record.get("pgid") if record is not None else None
+    return gpumem.group_pids(session.gpus, pgid) if isinstance(pgid, int) else set()
 
 
 def _refuse_foreign_server(session: HostSession, profile: Profile, ours: int | None) -> None:

@@ -196,6 +196,7 @@ def test_samples_follow_a_process_holding_memory(
     assert (one["free_mib"], one["util_pct"], one["errors"]) == (49140 - BASELINE - 5000, 40, {})
     [proc] = one["processes"]
     assert (proc["pid"], proc["used_mib"], proc["name"]) == (holder.pid, 5000, sys.executable)
+    assert proc["pgid"] == os.getpgid(holder.pid)  # a server's ranks are known by their group
     assert gpu(busy, 0)["used_mib"] == BASELINE and gpu(busy, 0)["processes"] == []
 
     wait_gone(holder)
@@ -220,7 +221,9 @@ def test_without_pynvml_nvidia_smi_answers(
     a.send(op="sample", interval=0.05)
     sample = a.next("gpus", lambda m: gpu(m, 0)["used_mib"] == BASELINE + 1234)
     assert sample["nvml"]["source"] == "nvidia-smi"
-    assert gpu(sample, 0)["processes"] == [{"pid": holder.pid, "used_mib": 1234, "name": sys.executable}]
+    assert gpu(sample, 0)["processes"] == [
+        {"pid": holder.pid, "used_mib": 1234, "name": sys.executable, "pgid": os.getpgid(holder.pid)}
+    ]
     assert gpu(sample, 0)["errors"] == {}
 
 
@@ -864,7 +867,7 @@ def test_a_failing_nvml_field_is_null_with_its_error(fake_nvml: FakeNvml) -> Non
     fake_nvml.broken = set()
     [first, _] = gpus.sample()
     assert first["processes"] == [
-        {"pid": os.getpid(), "used_mib": None, "name": agent.process_name(os.getpid())}
+        {"pid": os.getpid(), "used_mib": None, "name": agent.process_name(os.getpid()), "pgid": os.getpgid(0)}
     ]
 
 

@@ -87,6 +87,15 @@ def test_rank_gpus_follow_base_step_and_visible_devices() -> None:
     assert gpumem.rank_gpus(argv, {"CUDA_VISIBLE_DEVICES": "4,5,6"}) == [5, 6]
 
 
+def test_group_pids_are_the_live_gpu_processes_of_a_group() -> None:
+    sample = [
+        {"index": 0, "processes": [{"pid": 10, "pgid": 10}, {"pid": 11, "pgid": 10}, {"pid": 12, "pgid": 7}]},
+        {"index": 1, "processes": [{"pid": 13, "pgid": 10}, {"pid": 14, "pgid": None}, {"pid": 15}]},
+    ]
+    assert gpumem.group_pids(sample, 10) == {10, 11, 13}
+    assert gpumem.group_pids(sample, 99) == set()
+
+
 def test_release_and_shortfall() -> None:
     dying = [gpu(0, 30000, (10, None, 29996))]  # its process is gone, the memory not yet released
     assert gpumem.unreleased_mib(dying, [0]) == {0: 30000}

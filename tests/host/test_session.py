@@ -430,6 +430,26 @@ def test_the_ranks_of_a_crashed_server_are_its_leftovers_while_they_die(tmp_path
     assert launcher._crashed_leftovers(session) == {4243}
 
 
+def test_ranks_no_scan_listed_are_known_by_their_process_group_on_the_gpus(tmp_path: Path) -> None:
+    """Scans come every few seconds: a rank started after the last one (and a server that crashed soon
+    after) held memory the launch took for another process's. The GPU sample names each holder's
+    process group, and the launched server's group is its own."""
+    session = HostSession(sim_host(tmp_path), mirror=tmp_path / "mirror.log")
+    server = {"pid": 4242, "pgid": 4242, "port": 30000, "cmdline": ["python3", "-m", "sglang.launch_server"]}
+    session.handle({"type": "processes", "servers": [{**server, "children": []}], "orphans": []})
+    session.handle({"type": "launched", "server": {"pid": 4242, "pgid": 4242, "argv": []}})
+    holders = [
+        {"pid": 4243, "used_mib": 30000, "name": "sglang::scheduler_TP1", "pgid": 4242},  # unscanned rank
+        {"pid": 9000, "used_mib": 2000, "name": "python3", "pgid": 9000},  # someone else's
+        {"pid": 4244, "used_mib": 1000, "name": None, "pgid": None},  # gone: its memory not released yet
+    ]
+    session.handle({"type": "gpus", "t": 0.0, "gpus": [{"index": 1, "processes": holders}]})
+    assert launcher._server_pids(session, 4242) == {4242, 4243}  # a relaunch stops it with the server
+    assert launcher._server_pids(session, 5000) == {5000}  # another server's pids: its group is not 5000's
+    session.handle({"type": "server_exit", "pid": 4242, "pgid": 4242, "returncode": -6, "t": 0.0})
+    assert launcher._crashed_leftovers(session) == {4243}  # waited for, not refused
+
+
 async def test_a_stop_while_the_link_comes_up_ends_the_session_and_its_agent(tmp_path: Path) -> None:
     """stop() closes the channel it finds; one still being opened was served after the stop, until the
     run task was cancelled (at the app's exit, with the agent's process left to the garbage collector)."""
