@@ -633,10 +633,14 @@ class NvmlSource:
 
 def nvml_process(proc: Any) -> dict[str, Any]:
     used = getattr(proc, "usedGpuMemory", None)  # None where the driver cannot tell (e.g. under MIG)
-    return {"pid": proc.pid, "used_mib": used // MIB if isinstance(used, int) else None, **owner_of(proc.pid)}
+    return {
+        "pid": proc.pid,
+        "used_mib": used // MIB if isinstance(used, int) else None,
+        **process_identity(proc.pid),
+    }
 
 
-def owner_of(pid: int) -> dict[str, Any]:
+def process_identity(pid: int) -> dict[str, Any]:
     """Name and process group of a GPU process. Both None when it is gone or a zombie (its memory not
     released yet): no name means no owner. The group tells a server's ranks from other processes even
     when a scan has not listed them yet (a rank started, or crashed, between two scans)."""
