@@ -208,13 +208,25 @@ class LocalAgent(AgentChannel):
         if self.proc.stdin is not None and not self.proc.stdin.is_closing():
             self.proc.stdin.close()  # the agent exits when its stdin closes
         try:
-            await asyncio.wait_for(self.proc.wait(), 5.0)
-        except TimeoutError:
-            self.proc.kill()  # our own child, by its handle
-            await self.proc.wait()
+            await self._exited(5.0)
+        except asyncio.CancelledError:
+            # The console quits while the agent exits. See it out all the same: asyncio closes a process's
+            # transport only after its exit, and a loop closed before then leaves the transport to the
+            # garbage collector, which reports it (under whatever runs at that moment).
+            await self._exited(1.0)
+            raise
         if self.proc.stderr is not None:
             with contextlib.suppress(Exception):
                 self.stderr = (await asyncio.wait_for(self.proc.stderr.read(), 1.0)).decode(errors="replace")
+
+    async def _exited(self, grace: float) -> None:
+        """Wait ``grace`` s for the agent to exit, then kill it (our own child, by its handle)."""
+        try:
+            await asyncio.wait_for(self.proc.wait(), grace)
+        except TimeoutError:
+            with contextlib.suppress(ProcessLookupError):  # it exited just now
+                self.proc.kill()
+            await self.proc.wait()
 
     def exit_report(self) -> str:
         return exit_report(self.proc.returncode, getattr(self, "stderr", ""))

@@ -18,7 +18,7 @@ from gdnconsole.chatmodel import Health
 from gdnconsole.config import Host, Profile, Simulate
 from gdnconsole.config import SshTarget as ConfigSshTarget
 from gdnconsole.host import launcher, simulated
-from gdnconsole.host.link import LinkState, SshTarget
+from gdnconsole.host.link import LinkState, LocalAgent, SshTarget
 from gdnconsole.host.serving import ProbeTiming
 from gdnconsole.host.session import HostSession
 from tests.sshhosts import AsyncsshHost, NetnsHost, SshdHost
@@ -448,6 +448,19 @@ def test_ranks_no_scan_listed_are_known_by_their_process_group_on_the_gpus(tmp_p
     assert launcher._server_pids(session, 5000) == {5000}  # another server's pids: its group is not 5000's
     session.handle({"type": "server_exit", "pid": 4242, "pgid": 4242, "returncode": -6, "t": 0.0})
     assert launcher._crashed_leftovers(session) == {4243}  # waited for, not refused
+
+
+async def test_a_close_cancelled_while_the_agent_exits_sees_it_out() -> None:
+    """The console's exit cancels the session while it closes its agent: close() still waits for the
+    exit. Cancelled at once, it left asyncio a process transport that closes only after the exit, and a
+    loop closed before then handed it to the garbage collector (a warning under some later test)."""
+    channel = await LocalAgent.start(sys.executable, {}, None)
+    closing = asyncio.create_task(channel.close())
+    await asyncio.sleep(0)  # close() runs up to its wait: the agent's stdin is closed, it is exiting
+    closing.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await closing
+    assert channel.proc.returncode == 0  # exited by itself, and seen to
 
 
 async def test_a_stop_while_the_link_comes_up_ends_the_session_and_its_agent(tmp_path: Path) -> None:
