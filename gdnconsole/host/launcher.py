@@ -428,7 +428,7 @@ def _server_pids(session: HostSession, pid: int | None) -> set[int]:
         return set()
     server = next((s for s in session.servers if s.get("pid") == pid), {})
     pids = {pid, *(int(c["pid"]) for c in server.get("children", []))}
-    return pids | _launched_group_on_gpus(session) if pid == session.launched_pid else pids
+    return (pids | _launched_group_on_gpus(session)) if pid == session.launched_pid else pids
 
 
 def _crashed_leftovers(session: HostSession) -> set[int]:
