@@ -510,17 +510,6 @@ async def run_session(process: asyncssh.SSHServerProcess[bytes], log: Callable[[
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(child.pid, signal.SIGKILL)
             await child.wait()
-        await _close_pipes(child, (feeding, finished, closed))
-
-
-async def _close_pipes(child: asyncio.subprocess.Process, pumps: tuple[asyncio.Future[Any], ...]) -> None:
-    """Read what is left of the child's outputs to their end: asyncio closes a subprocess's transport
-    only once both have ended, and one left open when the test's loop closes is reported later, under
-    whichever test the garbage collector then interrupts."""
-    await asyncio.gather(*pumps, return_exceptions=True)  # the cancelled pumps no longer read
-    assert child.stdout and child.stderr
-    with contextlib.suppress(Exception):  # a descendant that keeps a pipe open: not ours to wait for
-        await asyncio.wait_for(asyncio.gather(child.stdout.read(), child.stderr.read()), 5)
 
 
 @dataclass

@@ -188,7 +188,7 @@ class LocalAgent(AgentChannel):
         except BaseException as exc:  # cancelled (the console quits) or the agent died: leave no process
             with contextlib.suppress(ProcessLookupError):
                 proc.kill()
-            await asyncio.shield(channel.close())
+            await channel.close()  # sees the agent out even if cancelled again meanwhile
             if isinstance(exc, OSError):  # it exited before reading its code: not a Python that runs it
                 raise AgentExited(channel.exit_report()) from None
             raise
