@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: demo test lint bench screenshots record clean
+.PHONY: demo test test-deps lint bench screenshots record clean
 
 $(STAMP): pyproject.toml gdnconsole/_linescan.c
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -20,7 +20,11 @@ lint: $(STAMP)
 	$(BIN)/mypy
 	cd gdnconsole/sim && ../../$(BIN)/mypy --config-file mypy.ini -p gdnsim -p sglang -m pynvml
 
-test: lint
+# sshd, tmux and iproute2: installed when missing (as root with apt-get); else their tests are skipped.
+test-deps:
+	@bash tests/tools/test-deps
+
+test: test-deps lint
 	$(BIN)/pytest
 
 bench: $(STAMP)

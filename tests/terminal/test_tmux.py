@@ -15,7 +15,6 @@ import json
 import os
 import re
 import shlex
-import shutil
 import signal
 import socket
 import subprocess
@@ -28,8 +27,9 @@ from pathlib import Path
 
 import pytest
 
-if shutil.which("tmux") is None:
-    pytest.skip("tmux is not installed", allow_module_level=True)
+from tests import needs
+
+needs.require("tmux", module_level=True)
 
 GDNCONSOLE = [sys.executable, "-m", "gdnconsole"]
 HOST = "simbox"
