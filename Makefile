@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed-stamp
 
 .PHONY: demo test test-deps lint bench screenshots record clean
 
-$(STAMP): pyproject.toml gdnconsole/_linescan.c
+$(STAMP): pyproject.toml gdnconsole/logs/_linescan.c
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[test]'
 	@touch $(STAMP)
@@ -18,6 +18,8 @@ lint: $(STAMP)
 	$(BIN)/ruff check gdnconsole tests bench
 	$(BIN)/ruff format --check gdnconsole tests bench
 	$(BIN)/mypy
+	$(BIN)/lint-imports
+	cd gdnconsole/sim && PYTHONPATH=. ../../$(BIN)/lint-imports --config contracts.toml
 	cd gdnconsole/sim && ../../$(BIN)/mypy --config-file mypy.ini -p gdnsim -p sglang -m pynvml
 
 # sshd, tmux and iproute2: installed when missing (as root with apt-get); else their tests are skipped.

@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 
 from gdnconsole.host import agent
-from gdnconsole.simhost import prepare_home
+from gdnconsole.host.simhome import prepare_home
 
 TICKS = os.sysconf("SC_CLK_TCK")
 

@@ -25,8 +25,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from gdnconsole.config import Host  # noqa: E402
-from gdnconsole.config import SshTarget as ConfigTarget  # noqa: E402
+from gdnconsole.config.hosts import Host  # noqa: E402
+from gdnconsole.config.hosts import SshTarget as ConfigTarget  # noqa: E402
 from gdnconsole.host.link import SshTarget  # noqa: E402
 from gdnconsole.host.session import HostSession  # noqa: E402
 from gdnconsole.sglang.stages import Stage  # noqa: E402

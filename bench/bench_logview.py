@@ -31,7 +31,7 @@ def child(path: Path, follow: bool) -> dict[str, float]:
     import resource
 
     started = time.perf_counter()
-    from gdnconsole.ui.logscreen import LogViewApp
+    from gdnconsole.ui.screens.logscreen import LogViewApp
 
     imported = time.perf_counter()
     figures: dict[str, float] = {"import_s": imported - started}
@@ -60,7 +60,7 @@ async def render_times(app: object, pilot: object) -> dict[str, float]:
     """Milliseconds to render one full screen (every row through render_line) at hard places."""
     from textual.pilot import Pilot
 
-    from gdnconsole.ui.logscreen import LogViewApp
+    from gdnconsole.ui.screens.logscreen import LogViewApp
 
     assert isinstance(app, LogViewApp) and isinstance(pilot, Pilot)
     view = app.log_screen.view

@@ -17,7 +17,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from gdnconsole.config import Host, Profile, Simulate, Speculative
+from gdnconsole.config.hosts import Host, Profile, Simulate, Speculative
 from gdnconsole.host import launcher
 from gdnconsole.host.journal import Journal
 from gdnconsole.host.session import HostSession

@@ -1,5 +1,5 @@
 """The `gdnconsole` executable. The everyday `gdnconsole HOST [HOST...]` opens the dashboard straight
-away; every other command line goes to click (cli.py). Importing click took 21-40 ms and the command
+away; every other command line goes to click (cli/main.py). Importing click took 21-40 ms and the command
 definitions 10-20 ms more before the first frame (timed in-process), and this form has nothing for click
 to parse."""
 
@@ -8,7 +8,7 @@ from __future__ import annotations
 import sys
 
 # The main group's commands (cli.main), which a first argument names instead of a host; a test keeps
-# this in step with cli.py.
+# this in step with cli/main.py.
 COMMANDS = frozenset(
     {"open", "config", "hosts", "demo", "log", "status", "check", "launch", "stop", "prompt"}
 )
@@ -22,10 +22,10 @@ def opens_hosts(args: list[str]) -> bool:
 def main() -> None:
     args = sys.argv[1:]
     if opens_hosts(args):
-        from gdnconsole.cli_open import open_hosts
+        from gdnconsole.cli.opener import open_hosts
 
         open_hosts(args)
         return
-    from gdnconsole.cli import main as cli_main
+    from gdnconsole.cli.main import main as cli_main
 
     cli_main()

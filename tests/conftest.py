@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from gdnconsole.host.prompthistory import PROMPTS_DIR_ENV
-from gdnconsole.simhost import prepare_home
+from gdnconsole.host.simhome import prepare_home
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 REAL_LOGS = SHARED / "sglang" / "logs"

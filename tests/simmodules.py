@@ -10,7 +10,7 @@ import importlib
 import sys
 from types import ModuleType
 
-from gdnconsole.simhost import SIM_DIR
+from gdnconsole.host.simhome import SIM_DIR
 
 
 def import_sim(name: str) -> ModuleType:

@@ -1,7 +1,7 @@
 """Real SSH hosts for the tests: OpenSSH's sshd on loopback, an in-process asyncssh server, and an sshd
 inside a network namespace whose link the test can cut.
 
-DESIGN.md ("Tests use real parts") asks for real SSH servers rather than mocks: the console's link code
+ARCHITECTURE.md ("Tests use real parts") asks for real SSH servers rather than mocks: the console's link code
 must meet the same host key checks, auth failures, keepalive timeouts and port forwards that a GPU box
 gives it. Every host here has its own host key, its own client key and its own known_hosts, so the
 user's ``~/.ssh`` is never read or written, and every one of them talks only to 127.0.0.1 or to the
@@ -170,7 +170,7 @@ def make_host_record(
 def require_sshd() -> None:
     """Skip (fail under CI) when sshd is missing, saying what to install (tests/needs.py)."""
     needs.require("sshd")
-    # sshd refuses to start without its privilege separation directory (DESIGN.md, sharp edges).
+    # sshd refuses to start without its privilege separation directory (ARCHITECTURE.md, sharp edges).
     Path("/run/sshd").mkdir(mode=0o755, parents=True, exist_ok=True)
 
 
@@ -438,7 +438,7 @@ async def _pump_to_subprocess(source: asyncssh.SSHReader[bytes], sink: asyncio.S
             try:
                 data = await source.read(65536)
             except (asyncssh.SignalReceived, asyncssh.BreakReceived, asyncssh.TerminalSizeChanged):
-                continue  # OpenSSH's sshd ignores these for such sessions (DESIGN.md): so do we
+                continue  # OpenSSH's sshd ignores these for such sessions (ARCHITECTURE.md): so do we
             if not data:
                 break
             sink.write(data)
@@ -568,7 +568,7 @@ class AsyncsshHost(SshdHost):
     def _process_factory(self, process: asyncssh.SSHServerProcess[bytes]) -> None:
         """Start the session as a task that handles its own errors.
 
-        An exception escaping a process_factory drops the whole connection (DESIGN.md), which would turn
+        An exception escaping a process_factory drops the whole connection (ARCHITECTURE.md), which would turn
         one failing command into a fake link failure.
         """
         task = asyncio.create_task(self._guarded_session(process))

@@ -18,8 +18,8 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TextIO
 
+from gdnconsole.logs.textsafe import last_carriage_state, visible, without_secrets
 from gdnconsole.sglang.launch import LaunchSpec
-from gdnconsole.textsafe import last_carriage_state, visible, without_secrets
 
 POLL_S = 0.1  # how often the log is read: the demo is watched by a person, not timed
 STOP_GRACE_S = 30.0

@@ -17,7 +17,7 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from gdnconsole.config import Host
+from gdnconsole.config.hosts import Host
 from gdnconsole.host import simulated
 from gdnconsole.host.link import LinkError, LinkState, SshTarget
 from gdnconsole.host.sshlink import SshLink

@@ -10,7 +10,7 @@ from typing import Any
 
 import platformdirs
 
-from gdnconsole.config import APP_NAME
+from gdnconsole.config.hosts import APP_NAME
 
 
 def data_dir(override_env: str, folder: str) -> Path:

@@ -1,6 +1,6 @@
 """Launch, stop and relaunch SGLang on a connected host, through its agent; each attempt is journaled.
 
-The rules this module keeps (DESIGN.md, "The remote side"; FACTS §7):
+The rules this module keeps (ARCHITECTURE.md, "The remote side"; FACTS §7):
 
 - Nothing starts before the flag checker has passed the argv (unless asked not to check): a rejected
   attempt is recorded and nothing runs, nothing is stopped.
@@ -20,7 +20,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from gdnconsole.config import Profile
+from gdnconsole.config.hosts import Profile
 from gdnconsole.host import gpumem
 from gdnconsole.host.journal import FINAL_OUTCOMES, Attempt, Journal, flag_diff
 from gdnconsole.host.replies import AgentRefused

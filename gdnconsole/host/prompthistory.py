@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from gdnconsole.chatburst import BurstResult
-from gdnconsole.chatmodel import ChatRequest, ChatResult
+from gdnconsole.chat.burst import BurstResult
+from gdnconsole.chat.model import ChatRequest, ChatResult
 from gdnconsole.host.jsonlines import append_json_line, data_dir
 
 PROMPTS_DIR_ENV = "GDNCONSOLE_PROMPTS_DIR"

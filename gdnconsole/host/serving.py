@@ -15,14 +15,14 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from gdnconsole.chatmodel import HEALTH_TIMEOUT_S, ChatError, ChatRequest, ChatResult, Health, HealthResult
-from gdnconsole.config import Verify
+from gdnconsole.chat.model import HEALTH_TIMEOUT_S, ChatError, ChatRequest, ChatResult, Health, HealthResult
+from gdnconsole.config.hosts import Verify
 from gdnconsole.host.link import LinkState
 from gdnconsole.sglang.launch import flag_value
 from gdnconsole.sglang.stages import Stage
 
 if TYPE_CHECKING:
-    from gdnconsole.chat import ChatClient
+    from gdnconsole.chat.client import ChatClient
     from gdnconsole.host.session import HostSession
 
 WILDCARDS = frozenset({"", "0.0.0.0", "::", "[::]"})

@@ -19,21 +19,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gdnconsole import logscan
-from gdnconsole.chatmodel import ChatError, ChatResult, Timeouts
-from gdnconsole.config import Host
+from gdnconsole.chat.model import ChatError, ChatResult, Timeouts
+from gdnconsole.config.hosts import Host
 from gdnconsole.host import simulated
 from gdnconsole.host.forward import ForwardError, Forwards
 from gdnconsole.host.link import AgentChannel, AgentExited, LinkError, LinkState, LocalAgent, SshTarget
 from gdnconsole.host.ranks import RankPlacement, place_ranks
 from gdnconsole.host.replies import LinkLost, Message, Pending, Progress
 from gdnconsole.host.serving import Prober, ProbeTiming, ServingState, api_key, bind_host
+from gdnconsole.logs import scan as logscan
 from gdnconsole.sglang import decodepoints
 from gdnconsole.sglang.decodepoints import DecodePoint
 from gdnconsole.sglang.tracker import StageTracker
 
 if TYPE_CHECKING:
-    from gdnconsole.chat import ChatClient
+    from gdnconsole.chat.client import ChatClient
     from gdnconsole.host.sshlink import SshLink
 
 BACKOFF_S = (0.5, 1.0, 2.0, 4.0, 8.0, 15.0)
@@ -419,7 +419,7 @@ class HostSession:
         if data and not data.endswith(b"\n"):
             data += b"\n"  # the agent sends whole lines; a last one without newline is a long line cut
         # Batch and access lines are most of a serving log: only the others (and the ends of each run of
-        # them) go through the tracker, which reads the same story from them (logscan's module doc).
+        # them) go through the tracker, which reads the same story from them (logs/scan.py's module doc).
         count, records, log.needle = logscan.scan_buffer(data, log.lines + 1, log.needle)
         for number, line in records:
             log.tracker.feed(line.decode("utf-8", errors="replace"), number)
@@ -470,7 +470,7 @@ class HostSession:
         """A client for the server's OpenAI endpoint: through an SSH local port forward (the server
         usually binds the host's loopback), or directly for a local host. Its API key is sent as a bearer
         header and never shown. ChatError when no server port is known or the link is down."""
-        from gdnconsole.chat import ChatClient  # httpx loads with the first request, not at start-up
+        from gdnconsole.chat.client import ChatClient  # httpx loads with the first request, not at start-up
 
         port = self.server_port()
         if port is None:

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import platformdirs
 
-from gdnconsole.config import APP_NAME, Host
-from gdnconsole.simhost import prepare_home
+from gdnconsole.config.hosts import APP_NAME, Host
+from gdnconsole.host.simhome import prepare_home
 
 
 def sim_home(host: Host) -> Path:

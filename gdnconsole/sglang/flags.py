@@ -13,12 +13,9 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
-from typing import TYPE_CHECKING
 
 from gdnconsole.sglang import flagtables
-
-if TYPE_CHECKING:
-    from gdnconsole.sglang.rules import Finding
+from gdnconsole.sglang.findings import Finding
 
 Version = tuple[int, int, int]
 ARGPARSE_SOURCE = "argparse (allow_abbrev) in srt/server_args.py prepare_server_args"
@@ -200,8 +197,6 @@ def _unknown_hint(option: str, version: Version, sglang: str) -> str:
 
 def parse_argv(argv: Sequence[str], sglang: str) -> ParsedArgv:
     """Parse SGLang server flags as that version's argparse parser would; errors as Findings."""
-    from gdnconsole.sglang.rules import argv_finding
-
     version = parse_version(sglang)
     parser = _Parser(flag_table(sglang), version)
     result = ParsedArgv()
@@ -308,3 +303,16 @@ def _take(
         )
     result.values[flag.dest] = [parser.convert(flag, text) for text in following]
     return cursor
+
+
+def argv_finding(exc: ArgvError) -> Finding:
+    """An argparse refusal as a finding (SGLang exits with status 2 before any rule runs)."""
+    return Finding(
+        id=f"argv.{exc.kind}",
+        flag=exc.flag,
+        message=f"SGLang's argument parser would stop with: error: {exc}. Fix: {exc.hint}.",
+        source=ARGPARSE_SOURCE,
+        severity="error",
+        raises="SystemExit",
+        sglang_text=str(exc),
+    )

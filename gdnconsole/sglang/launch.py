@@ -10,7 +10,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from gdnconsole.config import Profile
+from gdnconsole.config.hosts import Profile
 
 # The flag that each speculative setting becomes (`sglang serve --help`, FACTS §4.1).
 SPECULATIVE_FLAGS: dict[str, str] = {

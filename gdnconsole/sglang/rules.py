@@ -8,25 +8,15 @@ reported is the one SGLang would raise first (FACTS §0).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
 
 from gdnconsole.sglang import flags as flagmod
-from gdnconsole.sglang.models import is_hybrid_gdn
-
-Severity = Literal["error", "notice"]
-
-
-@dataclass(frozen=True)
-class Finding:
-    id: str
-    flag: str | None  # the flag the UI marks, as the operator typed it (else this version's spelling)
-    message: str  # for an operator: what SGLang would do, and how to fix it
-    source: str  # where SGLang does it: file:line (version)
-    severity: Severity
-    raises: str | None = None  # the exception SGLang raises ("AssertionError", "SystemExit", …)
-    sglang_text: str | None = None  # the exception's own text ("" for a bare assert)
+from gdnconsole.sglang.findings import Finding
+from gdnconsole.sglang.models import architecture_of
+from gdnconsole.sglang.rulekit import context, run_steps
+from gdnconsole.sglang.ruletables import alias_notices, table_for
 
 
 @dataclass(frozen=True)
@@ -50,228 +40,6 @@ class CheckResult:
         }
 
 
-@dataclass
-class Ctx:
-    """What a rule reads: the values as SGLang holds them at that point of its processing."""
-
-    sglang: str
-    values: dict[str, Any]
-    given: dict[str, str]
-    compute_capability: tuple[int, int] | None
-    gpus: int | None
-    architecture: str | None
-    env: Mapping[str, str]
-
-    def __getattr__(self, name: str) -> Any:
-        try:
-            return self.__dict__["values"][name]
-        except KeyError:
-            raise AttributeError(name) from None
-
-    def set(self, **values: Any) -> None:
-        self.values.update(values)
-
-    @property
-    def major(self) -> int | None:
-        return self.compute_capability[0] if self.compute_capability else None
-
-    @property
-    def hybrid(self) -> bool:
-        return is_hybrid_gdn(self.architecture)
-
-    @property
-    def arch(self) -> str:
-        return self.architecture or "this model"
-
-    @property
-    def spec(self) -> bool:
-        return self.values["speculative_algorithm"] is not None
-
-    @property
-    def backends(self) -> tuple[str | None, str | None]:
-        """(prefill, decode) attention backends (511 ``get_attention_backends``)."""
-        base = self.values["attention_backend"]
-        return (
-            self.values["prefill_attention_backend"] or base,
-            self.values["decode_attention_backend"] or base,
-        )
-
-    @property
-    def dp_attention(self) -> bool:
-        return bool(self.values.get("enable_dp_attention")) or int(self.values.get("attn_dp_size") or 1) > 1
-
-
-Condition = Callable[[Ctx], bool]
-Text = Callable[[Ctx], str]
-
-
-@dataclass(frozen=True)
-class Rule:
-    """One thing SGLang checks or silently changes. ``flags``: the dests of the fields it concerns."""
-
-    id: str
-    flags: tuple[str, ...]
-    severity: Severity
-    when: Condition
-    message: Text
-    source: str
-    raises: str | None = None  # for errors: the exception type SGLang raises
-    sglang_text: Text | None = None  # for errors: the exception's text
-    then: Callable[[Ctx], None] | None = None  # what SGLang changes when the rule applies
-
-    def marked_flag(self, ctx: Ctx) -> str | None:
-        """The first of the rule's flags that the argv sets, else the first one."""
-        if not self.flags:
-            return None
-        dest = next((d for d in self.flags if d in ctx.given), self.flags[0])
-        return flag_for(ctx, dest)
-
-    def finding(self, ctx: Ctx) -> Finding:
-        return Finding(
-            id=self.id,
-            flag=self.marked_flag(ctx),
-            message=self.message(ctx),
-            source=self.source,
-            severity=self.severity,
-            raises=self.raises,
-            sglang_text=self.sglang_text(ctx) if self.sglang_text else None,
-        )
-
-
-@dataclass(frozen=True)
-class Resolve:
-    """A default SGLang fills in at this point (no finding of its own)."""
-
-    id: str
-    apply: Callable[[Ctx], None]
-    source: str
-    when: Condition = field(default=lambda ctx: True)
-
-
-Step = Rule | Resolve
-
-
-def mamba_option(sglang: str) -> str:
-    renamed = flagmod.parse_version(sglang) >= (0, 5, 14)
-    return "--mamba-radix-cache-strategy" if renamed else "--mamba-scheduler-strategy"
-
-
-def flag_for(ctx: Ctx, dest: str) -> str:
-    """The flag of ``dest`` as typed, else this version's spelling of it."""
-    if dest in ctx.given:
-        return ctx.given[dest]
-    if dest == "mamba_strategy":
-        return mamba_option(ctx.sglang)
-    table = flagmod.flag_table(ctx.sglang)
-    for flag in table.flags:
-        if flag.dest == dest:
-            return flag.options[0]
-    return "--" + dest.replace("_", "-")
-
-
-# The values the rules read, with SGLang's defaults (511 ServerArgs fields; 523 arg_groups/fields).
-DEFAULTS: dict[str, Any] = {
-    "speculative_algorithm": None,
-    "speculative_num_steps": None,
-    "speculative_eagle_topk": None,
-    "speculative_num_draft_tokens": None,
-    "speculative_draft_model_path": None,
-    "speculative_ngram_max_bfs_breadth": 10,
-    "speculative_ngram_external_corpus_path": None,
-    "speculative_ngram_external_sam_budget": 0,
-    "speculative_ngram_external_corpus_max_tokens": 0,
-    "speculative_dflash_block_size": None,
-    "speculative_moe_runner_backend": None,
-    "speculative_skip_dp_mlp_sync": False,
-    "speculative_adaptive": False,
-    "speculative_use_rejection_sampling": False,
-    "speculative_draft_window_size": None,
-    "speculative_draft_sink_size": None,
-    "page_size": None,
-    "attention_backend": None,
-    "prefill_attention_backend": None,
-    "decode_attention_backend": None,
-    "linear_attn_backend": "triton",
-    "disable_radix_cache": False,
-    "disable_overlap_schedule": False,
-    "max_running_requests": None,
-    "enable_dp_attention": False,
-    "enable_dp_lm_head": False,
-    "attn_dp_size": 1,
-    "pp_size": 1,
-    "mamba_strategy": "auto",
-    "mamba_track_interval": 256,
-}
-
-
-def context(
-    parsed: flagmod.ParsedArgv,
-    sglang: str,
-    *,
-    compute_capability: str | None,
-    gpus: int | None,
-    architecture: str | None,
-    env: Mapping[str, str] | None,
-) -> Ctx:
-    values = dict(DEFAULTS)
-    values.update(parsed.values)
-    given = dict(parsed.given)
-    for dest in ("mamba_scheduler_strategy", "mamba_radix_cache_strategy"):
-        if dest in parsed.values:
-            values["mamba_strategy"] = parsed.values[dest]
-            given["mamba_strategy"] = parsed.given[dest]
-    return Ctx(
-        sglang=sglang,
-        values=values,
-        given=given,
-        compute_capability=_capability(compute_capability),
-        gpus=gpus,
-        architecture=architecture,
-        env=env or {},
-    )
-
-
-def _capability(text: str | None) -> tuple[int, int] | None:
-    if not text:
-        return None
-    major, _, minor = text.strip().partition(".")
-    try:
-        return int(major), int(minor or 0)
-    except ValueError:
-        return None
-
-
-def argv_finding(exc: flagmod.ArgvError) -> Finding:
-    """An argparse refusal as a finding (SGLang exits with status 2 before any rule runs)."""
-    return Finding(
-        id=f"argv.{exc.kind}",
-        flag=exc.flag,
-        message=f"SGLang's argument parser would stop with: error: {exc}. Fix: {exc.hint}.",
-        source=flagmod.ARGPARSE_SOURCE,
-        severity="error",
-        raises="SystemExit",
-        sglang_text=str(exc),
-    )
-
-
-def run_steps(steps: Sequence[Step], ctx: Ctx) -> tuple[list[Finding], list[Finding]]:
-    """Apply the table in order; stop at the first error, as SGLang does."""
-    notices: list[Finding] = []
-    for step in steps:
-        if not step.when(ctx):
-            continue
-        if isinstance(step, Resolve):
-            step.apply(ctx)
-            continue
-        finding = step.finding(ctx)
-        if step.severity == "error":
-            return [finding], notices
-        notices.append(finding)
-        if step.then is not None:
-            step.then(ctx)
-    return [], notices
-
-
 def check(
     argv: Sequence[str],
     *,
@@ -282,9 +50,6 @@ def check(
     env: Mapping[str, str] | None = None,
 ) -> CheckResult:
     """What SGLang ``sglang`` would make of ``argv`` (server flags, without the interpreter or module)."""
-    from gdnconsole.sglang.models import architecture_of
-    from gdnconsole.sglang.ruletables import alias_notices, table_for
-
     parsed = flagmod.parse_argv(argv, sglang)
     notices = alias_notices(parsed, sglang)
     if parsed.errors:

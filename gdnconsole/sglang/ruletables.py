@@ -12,8 +12,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from gdnconsole.sglang import flags as flagmod
+from gdnconsole.sglang.findings import Finding
 from gdnconsole.sglang.models import MAMBA_RADIX_ARCHS
-from gdnconsole.sglang.rules import Ctx, Finding, Resolve, Rule, Step, mamba_option
+from gdnconsole.sglang.rulekit import Ctx, Resolve, Rule, Step, mamba_option
 
 EAGLE_FAMILY = ("EAGLE", "EAGLE3", "STANDALONE")  # NEXTN is renamed EAGLE first
 BUILTIN_ALGORITHMS_0_5_23 = ("EAGLE", "EAGLE3", "NEXTN", "STANDALONE", "NGRAM", "DFLASH", "DSPARK", "UNO")

@@ -13,16 +13,16 @@ from typing import Any
 from textual.app import SystemCommand
 from textual.screen import Screen
 
-from gdnconsole.config import Host
+from gdnconsole.config.hosts import Host
 from gdnconsole.host.session import HostSession
 from gdnconsole.ui import theme
 from gdnconsole.ui.commands import binding_commands
-from gdnconsole.ui.dashboard import DASHBOARD_KEYMAP, DashboardScreen, HostChanged
-from gdnconsole.ui.hostpicker import HostPickerScreen
-from gdnconsole.ui.logpane import POLL_S
-from gdnconsole.ui.logscreen import ThemedApp, warn_theme_errors
-from gdnconsole.ui.statusbar import Clock
+from gdnconsole.ui.screens.dashboard import DASHBOARD_KEYMAP, DashboardScreen, HostChanged
+from gdnconsole.ui.screens.hostpicker import HostPickerScreen
+from gdnconsole.ui.screens.logscreen import ThemedApp, warn_theme_errors
 from gdnconsole.ui.theme import ThemeSet
+from gdnconsole.ui.widgets.logpane import POLL_S
+from gdnconsole.ui.widgets.statusbar import Clock
 
 SessionFactory = Callable[[Host, int], HostSession]
 

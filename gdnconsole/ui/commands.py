@@ -9,7 +9,7 @@ from functools import partial
 from textual.app import SystemCommand
 from textual.screen import Screen
 
-from gdnconsole.ui.help import key_label
+from gdnconsole.ui.dialogs.help import key_label
 
 PALETTE_ACTIONS = frozenset({"command_palette", "app.command_palette"})
 

@@ -1,7 +1,7 @@
 """Key remapping: the ``[keys]`` table of the hosts file (binding id → keys) checked against the bindings of
 each screen, and merged over the built-in keymap for ``App.set_keymap``.
 
-``config.py`` checks only the table's shape (it may not import ``ui/``); this module knows the screens. A
+``config.hosts`` checks only the table's shape (it may not import ``ui/``); this module knows the screens. A
 screen's bindings are those active together on it: the dashboard screen with its log pane and log lines,
 the flag form, the journal, and so on, each with the app's and Textual's own keys (ctrl+q, ctrl+p, tab…).
 
@@ -28,7 +28,7 @@ from functools import cache
 from textual.binding import Binding, BindingType
 from textual.keys import KEY_ALIASES, Keys, _character_to_key, key_to_character
 
-from gdnconsole.config import Config
+from gdnconsole.config.hosts import Config
 
 Keymap = Mapping[str, str]  # binding id → keys ("ctrl+f" or "ctrl+r,f5"), as App.set_keymap takes it
 
@@ -155,19 +155,19 @@ def screens() -> tuple[ScreenKeys, ...]:
     from textual.screen import Screen
     from textual.widgets import DataTable, OptionList
 
-    from gdnconsole.ui.askname import AskNameScreen
-    from gdnconsole.ui.confirm import ConfirmScreen
-    from gdnconsole.ui.dashboard import DashboardScreen
-    from gdnconsole.ui.flagform import FlagFormScreen
-    from gdnconsole.ui.help import HelpScreen
-    from gdnconsole.ui.hostkey import HostKeyScreen
-    from gdnconsole.ui.hostpicker import HostPickerScreen
-    from gdnconsole.ui.journalscreen import JournalScreen
-    from gdnconsole.ui.logpane import LogPane
-    from gdnconsole.ui.logscreen import LogScreen
-    from gdnconsole.ui.logview import LogView
-    from gdnconsole.ui.promptpanel import RECALL_KEYS, PromptScreen
-    from gdnconsole.ui.prompts import FilterScreen, SearchScreen
+    from gdnconsole.ui.dialogs.askname import AskNameScreen
+    from gdnconsole.ui.dialogs.confirm import ConfirmScreen
+    from gdnconsole.ui.dialogs.filtersearch import FilterScreen, SearchScreen
+    from gdnconsole.ui.dialogs.help import HelpScreen
+    from gdnconsole.ui.dialogs.hostkey import HostKeyScreen
+    from gdnconsole.ui.screens.dashboard import DashboardScreen
+    from gdnconsole.ui.screens.flagform import FlagFormScreen
+    from gdnconsole.ui.screens.hostpicker import HostPickerScreen
+    from gdnconsole.ui.screens.journal import JournalScreen
+    from gdnconsole.ui.screens.logscreen import LogScreen
+    from gdnconsole.ui.screens.promptpanel import RECALL_KEYS, PromptScreen
+    from gdnconsole.ui.widgets.logpane import LogPane
+    from gdnconsole.ui.widgets.logview import LogView
 
     textual_keys = [
         *App.BINDINGS,
@@ -202,7 +202,7 @@ def screens() -> tuple[ScreenKeys, ...]:
 def builtin_keymap(app: str) -> dict[str, str]:
     """The keymap an app applies before the user's."""
     if app == "dashboard":
-        from gdnconsole.ui.dashboard import DASHBOARD_KEYMAP
+        from gdnconsole.ui.screens.dashboard import DASHBOARD_KEYMAP
 
         return dict(DASHBOARD_KEYMAP)
     return {}

@@ -24,8 +24,8 @@ from rich.color import Color as RichColor
 from rich.color import ColorParseError as RichColorParseError
 from rich.style import Style
 
-from gdnconsole import tomlpos
-from gdnconsole.config import Config, ConfigError
+from gdnconsole.config import tomlpos
+from gdnconsole.config.hosts import Config, ConfigError
 from gdnconsole.sglang.stages import Severity, Stage
 
 if TYPE_CHECKING:

@@ -11,7 +11,7 @@ from rich.text import Text
 from textual.app import App
 from textual.widget import Widget
 
-from gdnconsole.textsafe import visible
+from gdnconsole.logs.textsafe import visible
 
 
 @dataclass(frozen=True)

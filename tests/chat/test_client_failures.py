@@ -13,8 +13,8 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 
 import pytest
 
-from gdnconsole.chat import ChatClient, ChatRequest, Health, Timeouts
-from gdnconsole.chatburst import burst, percentile
+from gdnconsole.chat.burst import burst, percentile
+from gdnconsole.chat.client import ChatClient, ChatRequest, Health, Timeouts
 from tests.sshhosts import free_loopback_port
 
 Reply = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]

@@ -11,11 +11,11 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
-from gdnconsole.config import Host, Profile, Speculative
+from gdnconsole.config.hosts import Host, Profile, Speculative
 from gdnconsole.host import simulated
 from gdnconsole.host.journal import Journal
 from gdnconsole.host.session import HostSession
-from gdnconsole.simhost import prepare_home
+from gdnconsole.host.simhome import prepare_home
 from tests.host.test_session import FAST_BACKOFF, free_port, running, sim_host, target
 from tests.sshhosts import SshdHost
 

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from gdnconsole.host import agent
-from gdnconsole.simhost import SIM_DIR
+from gdnconsole.host.simhome import SIM_DIR
 from tests.sshhosts import free_loopback_port as free_port
 
 if TYPE_CHECKING:

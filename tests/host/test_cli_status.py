@@ -8,8 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.cli.test_config_cmds import GDNCONSOLE
 from tests.sshhosts import SshdHost
-from tests.test_cli_config import GDNCONSOLE
 
 KEYS = {"host", "link", "message", "sglang_version", "nvml", "gpus", "server"}
 GPU_KEYS = {"index", "uuid", "name", "total_mib", "used_mib", "util_pct", "rank", "processes"}

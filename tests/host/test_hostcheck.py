@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gdnconsole.config import Host, Simulate
+from gdnconsole.config.hosts import Host, Simulate
 from gdnconsole.host.hostcheck import (
     HostVerdict,
     check_many_on_host,

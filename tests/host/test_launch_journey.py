@@ -1,11 +1,11 @@
-"""The seed's journey (DESIGN.md) replayed on the simulated ct129 over OpenSSH's sshd, then the journal."""
+"""The seed's journey (ARCHITECTURE.md) replayed on the simulated ct129 over OpenSSH's sshd, then the journal."""
 
 from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
 
-from gdnconsole.config import Speculative
+from gdnconsole.config.hosts import Speculative
 from gdnconsole.host import launcher
 from tests.host.launchkit import FINAL_ARGS, FINAL_ENV, connected, journal_for, launch_host, profile
 from tests.sshhosts import SshdHost

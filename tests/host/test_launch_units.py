@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from gdnconsole.config import Profile
+from gdnconsole.config.hosts import Profile
+from gdnconsole.config.profileset import SetError, apply_sets
 from gdnconsole.host import gpumem
 from gdnconsole.host.journal import Journal, env_diff, flag_diff
-from gdnconsole.profileset import SetError, apply_sets
 
 BASE = [
     "python3",

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from gdnconsole.chat import ChatError, ChatRequest, Health
-from gdnconsole.config import Speculative
+from gdnconsole.chat.client import ChatError, ChatRequest, Health
+from gdnconsole.config.hosts import Speculative
 from gdnconsole.host import launcher
 from gdnconsole.host.forward import LISTEN_HOST
 from gdnconsole.host.journal import Journal

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from gdnconsole.chat import ChatRequest, ChatResult
-from gdnconsole.chatburst import BurstResult
+from gdnconsole.chat.burst import BurstResult
+from gdnconsole.chat.client import ChatRequest, ChatResult
 from gdnconsole.host.prompthistory import PROMPTS_DIR_ENV, TEXT_CHARS, PromptHistory, default_dir
 
 

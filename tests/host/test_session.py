@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from gdnconsole.chatmodel import Health
-from gdnconsole.config import Host, Profile, Simulate
-from gdnconsole.config import SshTarget as ConfigSshTarget
+from gdnconsole.chat.model import Health
+from gdnconsole.config.hosts import Host, Profile, Simulate
+from gdnconsole.config.hosts import SshTarget as ConfigSshTarget
 from gdnconsole.host import launcher, simulated
 from gdnconsole.host.link import LinkState, LocalAgent, SshTarget
 from gdnconsole.host.serving import ProbeTiming

@@ -171,7 +171,7 @@ async def test_closing_the_channel_kills_the_command(asyncssh_host: AsyncsshHost
 
 
 async def test_keepalive_notices_a_cut_link_and_a_new_connection_works_after(netns_host: NetnsHost) -> None:
-    """DESIGN.md: keepalive notices a dead link after about interval × (count + 1); here 0.5 × 3 s."""
+    """ARCHITECTURE.md: keepalive notices a dead link after about interval × (count + 1); here 0.5 × 3 s."""
     conn = await asyncssh.connect(**netns_host.connect_options(keepalive_interval=0.5, keepalive_count_max=2))
     try:
         netns_host.link_down()

@@ -30,7 +30,7 @@ def notice_ids(result: CheckResult) -> list[str]:
     return [n.id for n in result.notices]
 
 
-# -- the seed's journey (DESIGN.md) ------------------------------------------------------------------------
+# -- the seed's journey (ARCHITECTURE.md) ------------------------------------------------------------------------
 
 FINAL = [*HYBRID, *NEXTN, "--speculative-num-steps", "1", "--speculative-eagle-topk", "1",
          "--speculative-num-draft-tokens", "2", *EXTRA_511]  # fmt: skip

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from gdnconsole.simhost import SIM_DIR
+from gdnconsole.host.simhome import SIM_DIR
 from tests.simmodules import import_sim
 
 if TYPE_CHECKING:

@@ -18,7 +18,7 @@ import httpx
 import pytest
 from test_server_harness import CT129, Server, Servers
 
-from gdnconsole.simhost import prepare_home
+from gdnconsole.host.simhome import prepare_home
 from tests.conftest import SimHost
 
 DENSE = ["--model-path", "Qwen/Qwen3-8B", "--tp", "1", "--reasoning-parser", "qwen3"]

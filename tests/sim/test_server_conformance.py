@@ -1,4 +1,4 @@
-"""Every line the simulator writes passes an independent check of SGLang's formats (tests/facts_formats.py).
+"""Every line the simulator writes passes an independent check of SGLang's formats (tests/sglang/facts_formats.py).
 
 The checker is written from FACTS alone, not from the simulator, so the simulator cannot drift from
 SGLang without one of these tests failing. The console's own parser must also read each log as the
@@ -12,7 +12,7 @@ import pytest
 from test_server_harness import CT129, Servers, servers_fixture
 
 from gdnconsole.sglang.summary import summary, track
-from tests.facts_formats import check_log, format_findings
+from tests.sglang.facts_formats import check_log, format_findings
 
 DENSE = ["--model-path", "Qwen/Qwen3-8B", "--tp", "1"]
 CT129_0523 = [

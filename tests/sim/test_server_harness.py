@@ -20,7 +20,7 @@ from pathlib import Path
 
 import httpx
 
-from gdnconsole.simhost import SIM_DIR
+from gdnconsole.host.simhome import SIM_DIR
 from tests.sshhosts import free_loopback_port as free_port
 
 POLL_S = 0.02

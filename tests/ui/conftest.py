@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from textual.pilot import Pilot
 
-from gdnconsole.ui.logscreen import LogScreen, LogViewApp
-from gdnconsole.ui.logview import LogView
+from gdnconsole.ui.screens.logscreen import LogScreen, LogViewApp
+from gdnconsole.ui.widgets.logview import LogView
 from tests.ui.fixtures import ct129_lines, write_log
 
 SIZE = (120, 36)

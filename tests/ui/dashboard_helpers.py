@@ -12,13 +12,13 @@ from rich.console import Console
 from textual.app import App
 from textual.pilot import Pilot
 
-from gdnconsole.config import Host, Profile
+from gdnconsole.config.hosts import Host, Profile
 from gdnconsole.host.link import LinkState, SshTarget
 from gdnconsole.host.session import HostSession
 from gdnconsole.ui.app import DashboardApp
-from gdnconsole.ui.gpupanel import GpuPanel
-from gdnconsole.ui.help import HelpScreen, bindings_table
-from gdnconsole.ui.statusbar import HostStatusBar
+from gdnconsole.ui.dialogs.help import HelpScreen, bindings_table
+from gdnconsole.ui.widgets.gpupanel import GpuPanel
+from gdnconsole.ui.widgets.statusbar import HostStatusBar
 from tests.host.test_session import FAST_BACKOFF
 from tests.ui.fixtures import startup
 

@@ -8,10 +8,10 @@ from pathlib import Path
 from textual.pilot import Pilot
 from textual.widgets import Input, Static
 
-from gdnconsole import config
+from gdnconsole.config import hosts as config_hosts
 from gdnconsole.host.session import HostSession
 from gdnconsole.ui.app import DashboardApp
-from gdnconsole.ui.flagform import FlagFormScreen
+from gdnconsole.ui.screens.flagform import FlagFormScreen
 from tests.ui.dashboard_helpers import fixed_clock, hello, until
 
 HOSTS = """\
@@ -50,7 +50,7 @@ def hosts_file(tmp_path: Path) -> Path:
 
 def form_session(tmp_path: Path, path: Path, sglang: str = "0.5.11") -> HostSession:
     """ct129 from the file, connected as far as the form cares: its SGLang version and GPUs."""
-    host = config.load(path).hosts["ct129"]
+    host = config_hosts.load(path).hosts["ct129"]
     session = HostSession(host, mirror=tmp_path / "mirror.log")
     message = hello("ct129")
     message["sglang"] = sglang

@@ -24,9 +24,9 @@ from textual.pilot import Pilot
 from gdnconsole.host.journal import Attempt, Journal, env_diff, flag_diff
 from gdnconsole.host.session import HostSession
 from gdnconsole.ui.app import DashboardApp
-from gdnconsole.ui.confirm import relaunch_dialog
-from gdnconsole.ui.journalscreen import JournalScreen
-from gdnconsole.ui.logscreen import LogViewApp
+from gdnconsole.ui.dialogs.confirm import relaunch_dialog
+from gdnconsole.ui.screens.journal import JournalScreen
+from gdnconsole.ui.screens.logscreen import LogViewApp
 from tests.ui.conftest import after, settle
 from tests.ui.dashboard_helpers import (
     CLOCK,
@@ -189,7 +189,7 @@ TOPK_RULE = (
 
 
 def journey() -> list[Attempt]:
-    """Getting Qwen3.6-27B to answer on ct129 (DESIGN.md): an AssertionError caught before anything
+    """Getting Qwen3.6-27B to answer on ct129 (ARCHITECTURE.md): an AssertionError caught before anything
     started, an OOM capturing CUDA graphs, a wait that gave up during the capture, a ready server whose
     verification prompt timed out, and VERIFIED. Each attempt's diff is against the one before."""
     warnings = [ATTENTION, TORCHCODEC]

@@ -7,8 +7,8 @@ import dataclasses
 from pathlib import Path
 
 from gdnconsole.host.link import LinkState
-from gdnconsole.ui.alerts import SLOW_STARTUP_S, HostAlerts, Look
 from gdnconsole.ui.app import DashboardApp
+from gdnconsole.ui.models.alerts import SLOW_STARTUP_S, HostAlerts, Look
 from tests.ui.conftest import settle
 from tests.ui.dashboard_helpers import SIZE, fixed_clock, serving_session, until
 

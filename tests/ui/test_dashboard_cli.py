@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from gdnconsole import cli_open
-from gdnconsole.cli import main
-from gdnconsole.config import Host
+from gdnconsole.cli import opener
+from gdnconsole.cli.main import main
+from gdnconsole.config.hosts import Host
 
 HOSTS = """\
 [hosts.ct129]
@@ -31,7 +31,7 @@ def opened(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> list[dict[str, An
         calls.append({"hosts": hosts, **options})
 
     monkeypatch.setattr("gdnconsole.ui.app.run_dashboard", fake)
-    monkeypatch.setattr(cli_open, "interactive", lambda: True)  # CliRunner's output is no terminal
+    monkeypatch.setattr(opener, "interactive", lambda: True)  # CliRunner's output is no terminal
     config = tmp_path / "hosts.toml"
     config.write_text(HOSTS)
     monkeypatch.setenv("GDNCONSOLE_CONFIG", str(config))
@@ -93,10 +93,10 @@ def test_help_shows_hosts_usage_and_commands(opened: list[dict[str, Any]]) -> No
 def test_plain_gdnconsole_picks_a_host_on_a_terminal(
     opened: list[dict[str, Any]], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(cli_open, "interactive", lambda: False)
+    monkeypatch.setattr(opener, "interactive", lambda: False)
     result = CliRunner().invoke(main, [])
     assert result.exit_code == 0 and "Usage:" in result.output and not opened  # not a terminal: help
-    monkeypatch.setattr(cli_open, "interactive", lambda: True)
+    monkeypatch.setattr(opener, "interactive", lambda: True)
     result = CliRunner().invoke(main, [])
     assert result.exit_code == 0, result.output
     assert opened[0]["hosts"] == [] and [h.name for h in opened[0]["choices"]] == ["ct129", "ct130"]
@@ -110,7 +110,7 @@ def test_demo_opens_the_dashboard_on_the_demo_host(
     class Server:
         pid = 4242
 
-    monkeypatch.setattr(cli_open, "interactive", lambda: True)
+    monkeypatch.setattr(opener, "interactive", lambda: True)
     from gdnconsole.host import foreground  # cli imports it when the demo starts its server
 
     monkeypatch.setattr(foreground, "start", lambda spec, **kw: started.append(spec) or Server())

@@ -10,19 +10,19 @@ from textual.binding import Binding
 from textual.command import CommandList
 from textual.widgets import ContentSwitcher
 
-from gdnconsole.config import Host
+from gdnconsole.config.hosts import Host
 from gdnconsole.host.session import HostSession
 from gdnconsole.ui.app import DashboardApp
-from gdnconsole.ui.askname import AskNameScreen
-from gdnconsole.ui.confirm import ConfirmScreen
-from gdnconsole.ui.dashboard import DashboardScreen, OverviewRow
-from gdnconsole.ui.flagform import FlagFormScreen
-from gdnconsole.ui.help import HelpScreen
-from gdnconsole.ui.hostkey import HostKeyScreen
-from gdnconsole.ui.hostpicker import HostPickerScreen
-from gdnconsole.ui.journalscreen import JournalScreen
-from gdnconsole.ui.logpane import LogPane
-from gdnconsole.ui.logview import LogView
+from gdnconsole.ui.dialogs.askname import AskNameScreen
+from gdnconsole.ui.dialogs.confirm import ConfirmScreen
+from gdnconsole.ui.dialogs.help import HelpScreen
+from gdnconsole.ui.dialogs.hostkey import HostKeyScreen
+from gdnconsole.ui.screens.dashboard import DashboardScreen, OverviewRow
+from gdnconsole.ui.screens.flagform import FlagFormScreen
+from gdnconsole.ui.screens.hostpicker import HostPickerScreen
+from gdnconsole.ui.screens.journal import JournalScreen
+from gdnconsole.ui.widgets.logpane import LogPane
+from gdnconsole.ui.widgets.logview import LogView
 from tests.ui.conftest import settle
 from tests.ui.dashboard_helpers import (
     SIZE,

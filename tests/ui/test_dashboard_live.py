@@ -11,7 +11,7 @@ from pathlib import Path
 
 from gdnconsole.host import simulated
 from gdnconsole.host.link import LinkState
-from gdnconsole.ui.hostkey import HostKeyScreen
+from gdnconsole.ui.dialogs.hostkey import HostKeyScreen
 from tests.host.test_session import sim_host, sim_server, target
 from tests.sshhosts import SshdHost, sshd
 from tests.ui.dashboard_helpers import SIZE, dashboard, gpu_text, session_for, status_text, until

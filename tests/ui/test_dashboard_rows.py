@@ -8,8 +8,8 @@ from hypothesis import strategies as st
 
 from gdnconsole.host.ranks import RankPlacement
 from gdnconsole.sglang.tracker import StageTracker
-from gdnconsole.ui.gpurows import allocate_cells, gpu_rows, short_gpu_name
-from gdnconsole.ui.statusbar import duration
+from gdnconsole.ui.models.gpurows import allocate_cells, gpu_rows, short_gpu_name
+from gdnconsole.ui.models.timefmt import duration
 from tests.ui.dashboard_helpers import gpu, mamba_line, server
 
 

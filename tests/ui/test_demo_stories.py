@@ -16,9 +16,9 @@ import pytest
 from click.testing import CliRunner
 from textual.worker import WorkerCancelled
 
-from gdnconsole.cli import main
-from gdnconsole.demostories import demo_profile
-from gdnconsole.demostory import StoryOptions, StoryRun
+from gdnconsole.cli.main import main
+from gdnconsole.demo.player import StoryOptions, StoryRun
+from gdnconsole.demo.stories import demo_profile
 from gdnconsole.host.foreground import group_alive
 from gdnconsole.host.link import LinkState
 from gdnconsole.sglang.launch import launch_spec

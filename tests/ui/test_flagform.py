@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 from textual.widgets import Input, Select, TextArea
 
-from gdnconsole import config
-from gdnconsole.config import Speculative
-from gdnconsole.ui.askname import AskNameScreen
-from gdnconsole.ui.confirm import ConfirmScreen
-from gdnconsole.ui.dashboard import DashboardScreen
+from gdnconsole.config import hosts as config_hosts
+from gdnconsole.config.hosts import Speculative
+from gdnconsole.ui.dialogs.askname import AskNameScreen
+from gdnconsole.ui.dialogs.confirm import ConfirmScreen
+from gdnconsole.ui.screens.dashboard import DashboardScreen
 from tests.host.launchkit import launch_host
 from tests.ui.conftest import settle
 from tests.ui.dashboard_helpers import SIZE, dashboard, session_for, until
@@ -140,7 +140,7 @@ async def test_save_as_new_profile(tmp_path: Path) -> None:
         text = path.read_text()
         assert text.startswith(HOSTS.rstrip("\n").rsplit("\n# trailing comment", 1)[0])  # all else kept
         assert "# trailing comment" in text
-        saved = config.load(path).hosts["ct129"].profiles
+        saved = config_hosts.load(path).hosts["ct129"].profiles
         assert saved["steps2"].speculative.num_steps == 2 and saved["topk-only"].speculative.num_steps is None
         assert await until(pilot, lambda: form.query_one("#ff-profile", Select).value == "steps2", 5)
         assert "steps2" in session.host.profiles

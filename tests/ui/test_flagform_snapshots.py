@@ -14,7 +14,7 @@ from textual.widgets import Static
 
 from gdnconsole.host.journal import flag_diff
 from gdnconsole.host.launcher import PlanProcess, StopPlan
-from gdnconsole.ui.confirm import relaunch_dialog
+from gdnconsole.ui.dialogs.confirm import relaunch_dialog
 from tests.ui.conftest import settle
 from tests.ui.dashboard_helpers import SIZE, until
 from tests.ui.form_helpers import field_error, form_app, form_session, hosts_file, open_form

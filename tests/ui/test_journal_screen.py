@@ -8,9 +8,9 @@ from pathlib import Path
 from textual.widgets import DataTable, Static
 
 from gdnconsole.host.journal import Attempt, Journal
-from gdnconsole.ui.flagform import FlagFormScreen
-from gdnconsole.ui.journalscreen import JournalScreen
-from gdnconsole.ui.launchcontrol import Progress, progress_text
+from gdnconsole.ui.screens.flagform import FlagFormScreen
+from gdnconsole.ui.screens.journal import JournalScreen
+from gdnconsole.ui.screens.launchcontrol import Progress, progress_text
 from tests.ui.conftest import settle
 from tests.ui.dashboard_helpers import CLOCK, SIZE, until
 from tests.ui.form_helpers import form_app, form_session, hosts_file

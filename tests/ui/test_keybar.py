@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from gdnconsole.ui.app import DashboardApp
-from gdnconsole.ui.help import HelpScreen
-from gdnconsole.ui.keybar import KeyBar, KeyItem, fit
+from gdnconsole.ui.dialogs.help import HelpScreen
+from gdnconsole.ui.widgets.keybar import KeyBar, KeyItem, fit
 from tests.ui.conftest import settle
 from tests.ui.dashboard_helpers import fixed_clock, serving_session
 

@@ -21,21 +21,21 @@ from click.testing import CliRunner
 from textual.binding import Binding
 from textual.screen import Screen
 
-from gdnconsole import config
-from gdnconsole.cli import main
+from gdnconsole.cli.main import main
+from gdnconsole.config import hosts as config_hosts
 from gdnconsole.ui import keymap
 from gdnconsole.ui.app import DashboardApp
 from gdnconsole.ui.commands import binding_commands
-from gdnconsole.ui.confirm import ConfirmScreen
-from gdnconsole.ui.dashboard import DASHBOARD_KEYMAP, DashboardScreen
-from gdnconsole.ui.flagform import FlagFormScreen
-from gdnconsole.ui.help import HelpScreen, key_label
-from gdnconsole.ui.hostkey import HostKeyScreen
-from gdnconsole.ui.journalscreen import JournalScreen
-from gdnconsole.ui.keybar import KeyBar
-from gdnconsole.ui.logscreen import LogScreen, LogViewApp
-from gdnconsole.ui.promptpanel import PromptScreen
-from gdnconsole.ui.prompts import FilterScreen
+from gdnconsole.ui.dialogs.confirm import ConfirmScreen
+from gdnconsole.ui.dialogs.filtersearch import FilterScreen
+from gdnconsole.ui.dialogs.help import HelpScreen, key_label
+from gdnconsole.ui.dialogs.hostkey import HostKeyScreen
+from gdnconsole.ui.screens.dashboard import DASHBOARD_KEYMAP, DashboardScreen
+from gdnconsole.ui.screens.flagform import FlagFormScreen
+from gdnconsole.ui.screens.journal import JournalScreen
+from gdnconsole.ui.screens.logscreen import LogScreen, LogViewApp
+from gdnconsole.ui.screens.promptpanel import PromptScreen
+from gdnconsole.ui.widgets.keybar import KeyBar
 from tests.ui.conftest import settle
 from tests.ui.dashboard_helpers import SIZE, fixed_clock, help_table_text, serving_session, status_text
 from tests.ui.fixtures import ct129_lines, write_log
@@ -162,15 +162,15 @@ log.filter = "ctrl+f"
 def test_the_error_names_file_line_and_key(tmp_path: Path) -> None:
     path = tmp_path / "hosts.toml"
     path.write_text(FILE)
-    cfg = config.load(path)
+    cfg = config_hosts.load(path)
     assert cfg.console.keys == {"dash.prompt": "P", "log.filter": "ctrl+f", "dash.promt": "x"}
-    with pytest.raises(config.ConfigError) as caught:
+    with pytest.raises(config_hosts.ConfigError) as caught:
         keymap.checked(cfg)
     assert str(caught.value) == (
         f"{path}:7: keys.\"dash.promt\": unknown binding id (did you mean 'dash.prompt'?)"
     )
     path.write_text(FILE.replace('"dash.promt" = "x"\n', ""))
-    assert keymap.checked(config.load(path)) == {
+    assert keymap.checked(config_hosts.load(path)) == {
         **DASHBOARD_KEYMAP,
         "dash.prompt": "P",
         "log.filter": "ctrl+f",
@@ -185,7 +185,7 @@ def test_the_dashboard_command_refuses_a_bad_keymap_before_opening(
     monkeypatch.setenv("GDNCONSOLE_CONFIG", str(path))
     opened: list[object] = []
     monkeypatch.setattr("gdnconsole.ui.app.run_dashboard", lambda *a, **kw: opened.append(kw))
-    monkeypatch.setattr("gdnconsole.cli_open.interactive", lambda: True)
+    monkeypatch.setattr("gdnconsole.cli.opener.interactive", lambda: True)
     result = CliRunner().invoke(main, ["demo-host-that-is-not-reached"])
     assert result.exit_code == 2 and not opened
     assert f'{path}:2: keys."dash.prompt": "?" is also the key of dash.help' in result.output
@@ -356,7 +356,7 @@ def test_log_view_takes_the_keymap_and_only_warns_about_a_bad_one(
     path = tmp_path / "hosts.toml"
     monkeypatch.setenv("GDNCONSOLE_CONFIG", str(path))
     calls: list[dict[str, object]] = []
-    monkeypatch.setattr("gdnconsole.ui.logscreen.run_log_view", lambda *a, **kw: calls.append(kw))
+    monkeypatch.setattr("gdnconsole.ui.screens.logscreen.run_log_view", lambda *a, **kw: calls.append(kw))
     path.write_text('[keys]\n"log.filter" = "ctrl+f"\n"dash.prompt" = "P"\n')
     result = CliRunner().invoke(main, ["log", "view", str(log)])
     assert result.exit_code == 0 and calls[-1]["keymap"] == {"log.filter": "ctrl+f"}

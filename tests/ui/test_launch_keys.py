@@ -11,12 +11,12 @@ from pathlib import Path
 
 from textual.widgets import Static
 
-from gdnconsole.config import Host, Speculative
+from gdnconsole.config.hosts import Host, Speculative
 from gdnconsole.host.journal import Journal
 from gdnconsole.host.session import HostSession
 from gdnconsole.ui.app import DashboardApp
-from gdnconsole.ui.confirm import ConfirmScreen
-from gdnconsole.ui.flagform import FlagFormScreen
+from gdnconsole.ui.dialogs.confirm import ConfirmScreen
+from gdnconsole.ui.screens.flagform import FlagFormScreen
 from tests.host.launchkit import kill_group, launch_host
 from tests.ui.dashboard_helpers import SIZE, session_for, status_text, until
 from tests.ui.form_helpers import field_error

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from gdnconsole.cli import main
+from gdnconsole.cli.main import main
 
 
 @pytest.mark.parametrize("kind", ["missing", "directory", "binary"])
@@ -25,7 +25,7 @@ def test_unreadable_files_exit_2(tmp_path: Path, kind: str) -> None:
 def test_view_runs_the_app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     calls: list[tuple[Path, bool]] = []
     monkeypatch.setattr(
-        "gdnconsole.ui.logscreen.run_log_view", lambda path, follow, **_: calls.append((path, follow))
+        "gdnconsole.ui.screens.logscreen.run_log_view", lambda path, follow, **_: calls.append((path, follow))
     )
     log = tmp_path / "a.log"
     log.write_text("[2026-11-30 09:00:00] hello\n")

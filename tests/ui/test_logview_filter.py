@@ -6,15 +6,15 @@ from pathlib import Path
 
 from textual.widgets import SelectionList
 
-from gdnconsole.logdoc import FilterSpec
+from gdnconsole.logs.document import FilterSpec
 from gdnconsole.sglang.stages import Severity
-from gdnconsole.ui.prompts import FilterScreen, SearchScreen
+from gdnconsole.ui.dialogs.filtersearch import FilterScreen, SearchScreen
 from tests.ui.conftest import SIZE, make_app, row_texts, settle
 from tests.ui.fixtures import ct129_lines
 
 
 def shown_lines(app: object) -> list[str]:
-    from gdnconsole.ui.logscreen import LogViewApp
+    from gdnconsole.ui.screens.logscreen import LogViewApp
 
     assert isinstance(app, LogViewApp)
     view = app.log_screen.view
@@ -43,7 +43,7 @@ async def test_filter_markup_like_regex_is_shown_literally(ct129_log: Path) -> N
         await settle(pilot)
         app.log_screen.apply_filter(FilterSpec(regex=r"\[bold\]|INFO"))
         await settle(pilot)
-        from gdnconsole.ui.logscreen import StatusBar
+        from gdnconsole.ui.screens.logscreen import StatusBar
 
         assert r"/\[bold\]|INFO/" in str(app.log_screen.query_one(StatusBar).render())
 
@@ -151,7 +151,7 @@ async def test_escape_stops_a_running_filter(ct129_log: Path, monkeypatch: objec
 
     import pytest
 
-    from gdnconsole.logdoc import LogDocument
+    from gdnconsole.logs.document import LogDocument
 
     assert isinstance(monkeypatch, pytest.MonkeyPatch)
     started = threading.Event()

@@ -16,7 +16,7 @@ def append(path: Path, lines: list[str]) -> None:
 
 
 def status(app: object) -> str:
-    from gdnconsole.ui.logscreen import LogViewApp, StatusBar
+    from gdnconsole.ui.screens.logscreen import LogViewApp, StatusBar
 
     assert isinstance(app, LogViewApp)
     return str(app.log_screen.query_one(StatusBar).render())

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gdnconsole.ui.help import HelpScreen
+from gdnconsole.ui.dialogs.help import HelpScreen
 from tests.ui.conftest import SIZE, make_app, row_texts, settle
 from tests.ui.fixtures import ct129_lines
 

@@ -7,11 +7,11 @@ import time
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gdnconsole.logdoc import Fold, LineInfo, LogDocument, display_text
+from gdnconsole.logs.document import Fold, LineInfo, LogDocument, display_text
 from gdnconsole.sglang.stages import Severity, Stage
 from gdnconsole.ui import theme
-from gdnconsole.ui.logview import render_row
-from gdnconsole.ui.rows import Marker
+from gdnconsole.ui.models.rows import Marker
+from gdnconsole.ui.widgets.logview import render_row
 
 _, PALETTE = theme.load()
 

@@ -7,9 +7,9 @@ from array import array
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gdnconsole.logdoc import Fold
+from gdnconsole.logs.document import Fold
 from gdnconsole.sglang.stages import Severity
-from gdnconsole.ui.rows import RowMap
+from gdnconsole.ui.models.rows import RowMap
 
 
 @st.composite

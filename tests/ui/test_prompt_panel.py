@@ -20,14 +20,14 @@ from textual.pilot import Pilot
 from textual.theme import Theme
 from textual.widgets import DataTable, Input, Static
 
-from gdnconsole.chat import ChatRequest, ChatResult
-from gdnconsole.config import Host
+from gdnconsole.chat.client import ChatRequest, ChatResult
+from gdnconsole.config.hosts import Host
 from gdnconsole.host.prompthistory import PromptHistory
 from gdnconsole.host.session import HostSession
 from gdnconsole.ui.app import DashboardApp
-from gdnconsole.ui.help import HelpScreen
-from gdnconsole.ui.promptform import PRESET_BY_NAME, PromptBox
-from gdnconsole.ui.promptpanel import PromptScreen
+from gdnconsole.ui.dialogs.help import HelpScreen
+from gdnconsole.ui.screens.promptpanel import PromptScreen
+from gdnconsole.ui.widgets.promptform import PRESET_BY_NAME, PromptBox
 from tests.host import test_session
 from tests.host.launchkit import set_scenario
 from tests.host.test_session import sim_host, sim_server

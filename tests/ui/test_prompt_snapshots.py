@@ -11,13 +11,13 @@ from typing import Any
 
 from textual.pilot import Pilot
 
-from gdnconsole.chat import ChatResult
-from gdnconsole.chatburst import BurstResult
+from gdnconsole.chat.burst import BurstResult
+from gdnconsole.chat.client import ChatResult
 from gdnconsole.sglang.decodepoints import DecodePoint
 from gdnconsole.ui.app import DashboardApp
-from gdnconsole.ui.promptform import PRESET_BY_NAME
-from gdnconsole.ui.promptpanel import PromptScreen
-from gdnconsole.ui.promptsession import SessionChanged
+from gdnconsole.ui.screens.promptpanel import PromptScreen
+from gdnconsole.ui.screens.promptsession import SessionChanged
+from gdnconsole.ui.widgets.promptform import PRESET_BY_NAME
 from tests.ui.conftest import settle
 from tests.ui.dashboard_helpers import SIZE, serving_session
 from tests.ui.test_dashboard_snapshots import fixed_app

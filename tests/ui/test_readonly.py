@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 
 from gdnconsole.ui.app import DashboardApp
-from gdnconsole.ui.dashboard import DashboardScreen
-from gdnconsole.ui.flagform import FlagFormScreen
-from gdnconsole.ui.help import HelpScreen
-from gdnconsole.ui.journalscreen import JournalScreen
-from gdnconsole.ui.keybar import KeyBar
+from gdnconsole.ui.dialogs.help import HelpScreen
+from gdnconsole.ui.screens.dashboard import DashboardScreen
+from gdnconsole.ui.screens.flagform import FlagFormScreen
+from gdnconsole.ui.screens.journal import JournalScreen
+from gdnconsole.ui.widgets.keybar import KeyBar
 from tests.ui.conftest import settle
 from tests.ui.dashboard_helpers import SIZE, fixed_clock, help_table_text, serving_session, status_text
 

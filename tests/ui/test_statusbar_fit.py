@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from gdnconsole.ui import theme
-from gdnconsole.ui.gpupanel import render_gpus
-from gdnconsole.ui.gpurows import gpu_rows
-from gdnconsole.ui.statusbar import host_status, overview_rows
+from gdnconsole.ui.models.gpurows import gpu_rows
+from gdnconsole.ui.widgets.gpupanel import render_gpus
+from gdnconsole.ui.widgets.statusbar import host_status, overview_rows
 from tests.ui.dashboard_helpers import CLOCK, crashed_session, refused_session, serving_session
 
 PALETTE = theme.load()[1]

@@ -14,13 +14,13 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from gdnconsole import config
-from gdnconsole.cli import main
-from gdnconsole.config import ConfigError
+from gdnconsole.cli.main import main
+from gdnconsole.config import hosts as config_hosts
+from gdnconsole.config.hosts import ConfigError
 from gdnconsole.sglang.stages import Stage
 from gdnconsole.ui import theme
 from gdnconsole.ui.app import DashboardApp
-from gdnconsole.ui.logscreen import LogViewApp
+from gdnconsole.ui.screens.logscreen import LogViewApp
 from gdnconsole.ui.theme import ThemeError, UnknownThemeError, contrast_ratio
 from tests.ui.conftest import after, settle
 from tests.ui.dashboard_helpers import SIZE, crashed_session, fixed_clock, refused_session, serving_session
@@ -112,8 +112,8 @@ def test_user_themes_are_listed_and_win_over_shipped_ones(tmp_path: Path) -> Non
 def test_user_themes_live_next_to_the_hosts_file_in_use(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv(config.CONFIG_ENV, str(tmp_path / "conf" / "hosts.toml"))
-    assert theme.user_themes_dir(config.load()) == tmp_path / "conf" / "themes"
+    monkeypatch.setenv(config_hosts.CONFIG_ENV, str(tmp_path / "conf" / "hosts.toml"))
+    assert theme.user_themes_dir(config_hosts.load()) == tmp_path / "conf" / "themes"
 
 
 BAD_THEMES = [
@@ -174,10 +174,10 @@ def hosts_file(tmp_path: Path, console: str = "") -> Path:
 
 
 def test_option_wins_over_the_hosts_file_which_wins_over_the_default(tmp_path: Path) -> None:
-    plain = config.load(hosts_file(tmp_path))
+    plain = config_hosts.load(hosts_file(tmp_path))
     assert theme.select(None, plain) == "gdn-dark"
     assert theme.select("gdn-light", plain) == "gdn-light"
-    configured = config.load(hosts_file(tmp_path, '[console]\ntheme = "gdn-high-contrast"\n'))
+    configured = config_hosts.load(hosts_file(tmp_path, '[console]\ntheme = "gdn-high-contrast"\n'))
     assert theme.select(None, configured) == "gdn-high-contrast"
     assert theme.select("gdn-light", configured) == "gdn-light"
     user_theme(tmp_path / "themes", "mine")
@@ -186,7 +186,7 @@ def test_option_wins_over_the_hosts_file_which_wins_over_the_default(tmp_path: P
 
 def test_unknown_names_list_the_available_themes(tmp_path: Path) -> None:
     user_theme(tmp_path / "themes", "mine")
-    cfg = config.load(hosts_file(tmp_path, '[console]\ntheme = "solarized"\n'))
+    cfg = config_hosts.load(hosts_file(tmp_path, '[console]\ntheme = "solarized"\n'))
     with pytest.raises(UnknownThemeError) as info:
         theme.select("nope", cfg)
     assert str(info.value) == "no theme 'nope' (available: gdn-dark, gdn-high-contrast, gdn-light, mine)"
@@ -203,9 +203,9 @@ def opened(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> list[dict[str, An
     """What `run_dashboard` / `run_log_view` were called with (no app is started)."""
     calls: list[dict[str, Any]] = []
     monkeypatch.setattr("gdnconsole.ui.app.run_dashboard", lambda hosts, **kw: calls.append(kw))
-    monkeypatch.setattr("gdnconsole.ui.logscreen.run_log_view", lambda path, **kw: calls.append(kw))
-    monkeypatch.setattr("gdnconsole.cli_open.interactive", lambda: True)
-    monkeypatch.setenv(config.CONFIG_ENV, str(hosts_file(tmp_path, '[console]\ntheme = "gdn-light"\n')))
+    monkeypatch.setattr("gdnconsole.ui.screens.logscreen.run_log_view", lambda path, **kw: calls.append(kw))
+    monkeypatch.setattr("gdnconsole.cli.opener.interactive", lambda: True)
+    monkeypatch.setenv(config_hosts.CONFIG_ENV, str(hosts_file(tmp_path, '[console]\ntheme = "gdn-light"\n')))
     return calls
 
 

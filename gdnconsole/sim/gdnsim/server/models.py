@@ -48,7 +48,7 @@ class ModelSpec:
         return self.layers - self.full_attn_layers
 
 
-# The reference model (DESIGN.md): Qwen3.6-27B, 48 Gated DeltaNet + 16 full-attention layers.
+# The reference model (ARCHITECTURE.md): Qwen3.6-27B, 48 Gated DeltaNet + 16 full-attention layers.
 QWEN36_27B = ModelSpec(
     arch="Qwen3_5ForConditionalGeneration",
     model_type="qwen3_5",

@@ -1,0 +1,112 @@
+"""`gdnconsole check [--host HOST | --sglang VERSION ...] [--json] -- SGLANG_ARGV...`: our rule tables on
+an argv, nothing launched. Exit 0 when SGLang would accept it, 1 when a rule fails, 2 for a usage error."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import click
+
+from gdnconsole.cli.common import fail, host_named
+from gdnconsole.config.hosts import Host
+from gdnconsole.host import hostcheck
+from gdnconsole.host.link import LinkState
+from gdnconsole.sglang import flags as flagmod
+from gdnconsole.sglang.models import architecture_of, hf_cache_dir
+from gdnconsole.sglang.rules import CheckResult, check
+
+
+def _model_of(argv: Sequence[str], sglang: str) -> str:
+    return str(flagmod.parse_argv(argv, sglang).values.get("model_path") or "")
+
+
+def local_config_json(model: str) -> dict[str, Any] | None:
+    """config.json of a local model directory, else from this machine's Hugging Face cache."""
+    candidates = [Path(model).expanduser() / "config.json"]
+    cache = hf_cache_dir(model)
+    if cache:
+        hub = Path("~/.cache/huggingface/hub").expanduser() / cache / "snapshots"
+        candidates += sorted(hub.glob("*/config.json"))
+    for path in candidates:
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        return data if isinstance(data, dict) else None
+    return None
+
+
+async def host_facts(host: Host, timeout: float) -> tuple[str, str | None, int | None]:
+    """(SGLang version, compute capability of GPU 0, GPU count) from the host's agent."""
+    from gdnconsole.cli.status import look
+
+    session = await look(host, timeout=timeout)
+    if session.link is not LinkState.CONNECTED or not session.hello:
+        fail(f"cannot reach {host.name}: {session.link_message or session.link.value}")
+    version = session.hello.get("sglang")
+    if not version:
+        fail(f"{host.name} has no SGLang installed")
+    gpus = session.gpus or list(session.hello.get("gpus") or [])
+    capability = next((str(g["compute_capability"]) for g in gpus if g.get("compute_capability")), None)
+    return str(version), capability, len(gpus)
+
+
+async def host_architecture(host: Host, model: str, timeout: float) -> str | None:
+    data = await hostcheck.read_model_config(host, model, hf_cache_dir(model), timeout=timeout)
+    return architecture_of(model, data)
+
+
+def render(result: CheckResult) -> str:
+    lines = [f"SGLang {result.sglang}: " + ("ok" if result.ok else "would fail")]
+    for finding in result.errors:
+        lines.append(f"error [{finding.id}] {finding.flag or ''}".rstrip())
+        lines.append(f"  {finding.message}")
+        lines.append(f"  source: {finding.source}")
+    for finding in result.notices:
+        lines.append(f"notice [{finding.id}] {finding.message}")
+    return "\n".join(lines)
+
+
+@click.command("check", context_settings={"ignore_unknown_options": True})
+@click.option("--host", "host_name", metavar="HOST", help="Read SGLang version and GPUs from this host.")
+@click.option("--sglang", "version", metavar="VERSION", help="The SGLang version to check against.")
+@click.option("--compute-capability", metavar="X.Y", help="The GPU's compute capability (e.g. 8.6).")
+@click.option("--gpus", type=click.IntRange(min=0), help="How many GPUs the host has.")
+@click.option("--json", "as_json", is_flag=True, help="Print exactly one JSON object.")
+@click.option("--timeout", type=click.FloatRange(min=1), default=30.0, show_default=True)
+@click.argument("argv", nargs=-1, type=click.UNPROCESSED, metavar="-- SGLANG_ARGV...")
+def check_cmd(
+    host_name: str | None,
+    version: str | None,
+    compute_capability: str | None,
+    gpus: int | None,
+    as_json: bool,
+    timeout: float,
+    argv: tuple[str, ...],
+) -> None:
+    """Check SGLang server flags against the rules of that SGLang version, without launching anything."""
+    if (host_name is None) == (version is None):
+        fail("give exactly one of --host HOST or --sglang VERSION")
+    if host_name is not None and (compute_capability or gpus is not None):
+        fail("--compute-capability and --gpus go with --sglang; with --host they come from the host")
+    if not argv:
+        fail("no SGLang flags to check: put them after --")
+    args = list(argv)
+    if host_name is not None:
+        host = host_named(host_name)
+        version, compute_capability, gpus = asyncio.run(host_facts(host, timeout))
+        architecture = asyncio.run(host_architecture(host, _model_of(args, version), timeout))
+    else:
+        assert version is not None
+        model = _model_of(args, version)
+        architecture = architecture_of(model, local_config_json(model)) if model else None
+    result = check(
+        args, sglang=version, compute_capability=compute_capability, gpus=gpus, architecture=architecture
+    )
+    click.echo(json.dumps(result.to_json()) if as_json else render(result))
+    sys.exit(0 if result.ok else 1)

@@ -1,0 +1,182 @@
+"""`gdnconsole launch HOST` and `gdnconsole stop HOST`: the launch and stop keys, without the dashboard.
+
+`launch` replaces the server this console launched before (stop, wait for its GPU memory, start), checks
+the flags first, waits for the outcome and records the attempt in the host's journal. The server keeps
+running after the command ends, whatever it printed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from typing import Any
+
+import click
+
+from gdnconsole.cli.common import EXIT_FAILED, EXIT_USAGE, fail, host_named
+from gdnconsole.cli.connect import connected
+from gdnconsole.config import profileset
+from gdnconsole.config.hosts import Host, Profile
+from gdnconsole.host import launcher
+from gdnconsole.host.journal import Attempt, Journal
+from gdnconsole.host.replies import LinkLost
+
+
+def _profile(host: Host, name: str | None, sets: tuple[str, ...]) -> Profile:
+    chosen = host.profiles.get(name) if name else host.profile
+    if chosen is None:
+        known = ", ".join(host.profiles) or "none"
+        fail(
+            f"{host.name} has no profile {name!r} (profiles: {known})"
+            if name
+            else f"{host.name} has no launch profile",
+            EXIT_USAGE,
+        )
+    try:
+        return profileset.apply_sets(chosen, sets)
+    except profileset.SetError as exc:
+        fail(str(exc), EXIT_USAGE)
+
+
+def attempt_json(attempt: Attempt) -> dict[str, Any]:
+    """The `launch --json` object (issue 5 §4)."""
+    return {
+        "attempt": attempt.number,
+        "argv": attempt.argv,
+        "env": attempt.env,
+        "outcome": attempt.outcome,
+        "stage": attempt.stage,
+        "fatal": attempt.fatal,
+        "rule": attempt.rule,
+        "durations": attempt.stages,
+        "verify": attempt.verify,
+    }
+
+
+async def _launch(
+    host: Host, profile: Profile, *, check: bool, wait: str, timeout: float, say: Any
+) -> Attempt:
+    journal = Journal(host.name)
+    async with connected(host) as session:
+        attempt = await launcher.relaunch(session, profile, check=check, journal=journal, on_progress=say)
+        if attempt.outcome == "running" and wait != "started":
+            say(f"started pid {attempt.pid}; waiting for it to be {wait} (up to {timeout:g} s)")
+            attempt = await launcher.settle(session, attempt, until=wait, timeout=timeout, journal=journal)
+        return attempt
+
+
+@click.command("launch")
+@click.argument("host_name", metavar="HOST")
+@click.option("--profile", "profile_name", help="Launch profile (default: the host's default).")
+@click.option(
+    "--set", "sets", multiple=True, metavar="KEY=VALUE", help=f"Change a profile field ({profileset.KNOWN})."
+)
+@click.option(
+    "--wait",
+    type=click.Choice(["started", "ready", "verified"]),
+    default="ready",
+    show_default=True,
+    help="What to wait for before exiting.",
+)
+@click.option(
+    "--timeout", type=click.FloatRange(min=0.1), default=600.0, show_default=True, help="Seconds to wait."
+)
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object for scripts.")
+@click.option("--no-check", is_flag=True, help="Launch even when the flag checker rejects the flags.")
+def launch_cmd(
+    host_name: str,
+    profile_name: str | None,
+    sets: tuple[str, ...],
+    wait: str,
+    timeout: float,
+    as_json: bool,
+    no_check: bool,
+) -> None:
+    """Launch (or relaunch) SGLang on HOST from a profile, checked first; exit 0 once it is ready
+    (or, with --wait verified, once the model answered the profile's verification prompt).
+
+    A server this console launched before is stopped first (SIGTERM, then SIGKILL to its process group)
+    and its GPU memory awaited; a server started by hand is never touched. The attempt goes to the journal.
+    """
+    host = host_named(host_name)
+    profile = _profile(host, profile_name, sets)
+
+    def say(message: str) -> None:
+        if not as_json:
+            click.echo(f"-- {message}", err=True)
+
+    try:
+        attempt = asyncio.run(_launch(host, profile, check=not no_check, wait=wait, timeout=timeout, say=say))
+    except (launcher.LaunchRefused, LinkLost) as exc:
+        if as_json:
+            click.echo(json.dumps({"attempt": None, "outcome": "refused", "message": str(exc)}))
+        fail(str(exc), EXIT_FAILED)
+    if as_json:
+        click.echo(json.dumps(attempt_json(attempt), indent=2))
+    else:
+        _print_attempt(attempt)
+    good = attempt.outcome in ("ready", "verified") or (wait == "started" and attempt.outcome == "running")
+    if wait == "verified":
+        good = attempt.outcome == "verified"
+    sys.exit(0 if good else EXIT_FAILED)
+
+
+def _print_attempt(attempt: Attempt) -> None:
+    click.echo(f"attempt {attempt.number}: {attempt.outcome} (stage {attempt.stage})")
+    for change in attempt.diff:
+        click.echo(f"  {change}")
+    if attempt.rule:
+        click.echo(f"  rejected by rule {attempt.rule['id']}: {attempt.rule['message']}")
+    if attempt.fatal:
+        line = attempt.fatal.get("line")
+        click.echo(f"  fatal{f' (log line {line})' if line else ''}: {attempt.fatal.get('summary')}")
+    for warning in attempt.warnings:
+        click.echo(f"  warning: {warning}")
+    verify = attempt.verify
+    if verify and verify.get("ok"):
+        click.echo(f"  VERIFIED: the model answered in {verify.get('latency_ms')} ms")
+    elif verify:
+        click.echo(f"  VERIFY FAILED: {verify.get('reason')}")
+    elif attempt.outcome == "ready":
+        click.echo("  not verified: no answer to the verification prompt yet")
+
+
+async def _stop(host: Host, grace: float, say: Any) -> launcher.StopResult:
+    async with connected(host, probe=False) as session:
+        plan = launcher.stop_plan(session)
+        if not plan.empty:
+            say(f"stopping pid {plan.pid} (process group {plan.pgid}), up {plan.uptime_s} s")
+        return await launcher.stop(session, grace=grace, journal=Journal(host.name))
+
+
+@click.command("stop")
+@click.argument("host_name", metavar="HOST")
+@click.option(
+    "--grace", type=click.FloatRange(min=0), default=30.0, show_default=True, help="Seconds to drain."
+)
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object for scripts.")
+def stop_cmd(host_name: str, grace: float, as_json: bool) -> None:
+    """Stop the server gdnconsole launched (or adopted) on HOST: SIGTERM, then SIGKILL to its group."""
+    host = host_named(host_name)
+
+    def say(message: str) -> None:
+        if not as_json:
+            click.echo(f"-- {message}", err=True)
+
+    try:
+        result = asyncio.run(_stop(host, grace, say))
+    except (launcher.LaunchRefused, LinkLost) as exc:
+        if as_json:
+            click.echo(json.dumps({"stopped": False, "message": str(exc)}))
+        fail(str(exc), EXIT_FAILED)
+    payload = {
+        "stopped": True,
+        "pid": result.pid,
+        "pgid": result.pgid,
+        "how": result.how,
+        "elapsed": result.elapsed,
+    }
+    click.echo(
+        json.dumps(payload) if as_json else f"stopped pid {result.pid} ({result.how}, {result.elapsed:.1f} s)"
+    )

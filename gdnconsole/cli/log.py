@@ -1,0 +1,95 @@
+"""`gdnconsole log summarize FILE [--json]`: the story of a log's last startup, for people and scripts.
+`log view` (Textual) is in ``logview`` and loads only when it runs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.console import Console, Group
+from rich.table import Table
+from rich.text import Text
+
+from gdnconsole.cli.common import fail
+from gdnconsole.cli.lazy import LazyGroup
+from gdnconsole.logs import scan as logscan
+from gdnconsole.sglang.summary import summary, track
+
+
+def summarize_file(path: Path) -> dict[str, Any]:
+    """Scan ``path`` and summarize its last startup (raises LogReadError)."""
+    result = logscan.scan(path)
+    tracker = track(logscan.decoded(result.records))
+    return summary(tracker, file=str(path), lines=result.lines)
+
+
+def _gb(value: float | None) -> str:
+    return "–" if value is None else f"{value:.2f} GB"
+
+
+def render(data: dict[str, Any]) -> Group:
+    """The human table: stage per rank, durations, memory, the fatal error and the warnings."""
+    parts: list[Any] = []
+    head = Text()
+    head.append(f"{data['file']}", style="bold")
+    head.append(
+        f"  {data['lines']:,} lines, {data['startups']} startup{'s' if data['startups'] != 1 else ''}"
+    )
+    parts.append(head)
+    state = Text("last startup: ")
+    fatal = data["fatal"]
+    style = "bold red" if fatal else ("bold green" if data["ready"] else "bold yellow")
+    state.append(data["stage"], style=style)
+    if data["gen_throughput"] is not None:
+        state.append(f"   gen throughput {data['gen_throughput']:.1f} tok/s")
+    if data["spec"]:
+        rate = data["spec"]["accept_rate"]
+        state.append(f"   accept len {data['spec']['accept_len']:.2f}")
+        if rate is not None:
+            state.append(f" (rate {rate:.2f})")
+    parts.append(state)
+    if data["ranks"]:
+        table = Table(box=None, pad_edge=False, header_style="bold")
+        for column in ("rank", "stage", "weights", "avail", "KV tokens"):
+            table.add_column(column, justify="left" if column in ("rank", "stage") else "right")
+        for label, rank in data["ranks"].items():
+            kv = f"{rank['kv_tokens']:,}" if rank["kv_tokens"] is not None else "–"
+            table.add_row(label, rank["stage"], _gb(rank["weights_gb"]), _gb(rank["avail_gb"]), kv)
+        parts.append(table)
+    if data["durations"]:
+        spans = "  ".join(f"{stage} {seconds:.1f}s" for stage, seconds in data["durations"].items())
+        parts.append(Text("durations: " + spans))
+    if fatal:
+        line = Text("fatal ", style="bold red")
+        line.append(f"line {fatal['line']}", style="red")
+        line.append(f" [{fatal['rank'] or 'main'}, {fatal['stage']}] ")
+        line.append(fatal["summary"])  # a Text: log content is never read as markup
+        parts.append(line)
+    for warning in data["warnings"]:
+        line = Text("warning ", style="yellow")
+        line.append(f"line {warning['line']} ")
+        line.append(warning["summary"])
+        parts.append(line)
+    return Group(*parts)
+
+
+@click.group("log", cls=LazyGroup, lazy={"view": "gdnconsole.cli.logview:view_cmd"})
+def log_group() -> None:
+    """Read SGLang server logs."""
+
+
+@log_group.command("summarize")
+@click.argument("file", type=click.Path(path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="Print exactly one JSON object.")
+def summarize_cmd(file: Path, as_json: bool) -> None:
+    """Summarize the last startup in FILE: stages per rank, durations, memory, fatal error, warnings."""
+    try:
+        data = summarize_file(file)
+    except logscan.LogReadError as exc:
+        fail(str(exc))
+    if as_json:
+        click.echo(json.dumps(data))
+        return
+    Console(highlight=False).print(render(data))

@@ -1,0 +1,139 @@
+"""`gdnconsole status HOST [--json]`: one look at a host, without the dashboard."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import sys
+from collections.abc import Callable
+from typing import Any
+
+import click
+from rich.console import Console, Group
+from rich.table import Table
+from rich.text import Text
+
+from gdnconsole.cli.common import EXIT_UNREACHABLE, host_named
+from gdnconsole.config.hosts import Host
+from gdnconsole.host import launcher
+from gdnconsole.host.link import LinkState
+from gdnconsole.host.session import HostSession
+
+SETTLE_TIMEOUT_S = 30.0
+
+
+def _settled(session: HostSession) -> bool:
+    """Connected with a GPU sample, a process scan and the log read to its end; or failed."""
+    if session.link is LinkState.CONNECTED:
+        return session.complete
+    return session.link is not LinkState.CONNECTING
+
+
+async def _run_until_settled(session: HostSession, timeout: float) -> None:
+    runner = asyncio.create_task(session.run())
+    try:
+        await session.wait_until(lambda: _settled(session), timeout)
+    finally:
+        await session.stop()
+        runner.cancel()
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await runner
+
+
+async def look(
+    host: Host, *, timeout: float = SETTLE_TIMEOUT_S, confirm: Callable[[str], bool] | None = None
+) -> HostSession:
+    """Connect, wait for a complete picture (or a failure), disconnect.
+
+    An unknown host is connected only when ``confirm`` (shown the fingerprint) says yes.
+    """
+    session = HostSession(host, backoff=(timeout,), probe=False)  # a look sends no prompt
+    await _run_until_settled(session, timeout)
+    unknown = session.link is LinkState.UNKNOWN_HOST and session.fingerprint
+    if unknown and confirm is not None and confirm(session.link_message or session.fingerprint or ""):
+        session.accept_host_key(session.fingerprint or "")
+        await _run_until_settled(session, timeout)
+    launcher.recall_verification(session)
+    return session
+
+
+def _confirm_on_terminal(message: str) -> bool:
+    click.echo(message, err=True)
+    return click.confirm("Trust this host key and write it to known_hosts?", default=False, err=True)
+
+
+def render(session: HostSession) -> Group:
+    data = session.status()
+    parts: list[Any] = []
+    head = Text()
+    head.append(data["host"], style="bold")
+    link_style = "green" if data["link"] == "connected" else "red"
+    head.append("  ")
+    head.append(data["link"], style=link_style)
+    if session.rtt_ms is not None:
+        head.append(f" ({session.rtt_ms:.0f} ms)")
+    if session.hello:
+        head.append(f"  SGLang {data['sglang_version'] or 'not installed'}  NVML via {data['nvml']}")
+    parts.append(head)
+    if session.link_message and data["link"] != "connected":
+        parts.append(Text(session.link_message, style="red"))
+    if data["gpus"]:
+        table = Table(box=None, pad_edge=False, header_style="bold")
+        for column in ("gpu", "name", "rank", "used / total", "util", "processes"):
+            table.add_column(column)
+        for gpu in data["gpus"]:
+            procs = ", ".join(f"{p['pid']} ({p['used_mib']} MiB)" for p in gpu["processes"]) or "–"
+            util = "n/a" if gpu["util_pct"] is None else f"{gpu['util_pct']}%"
+            table.add_row(
+                str(gpu["index"]),
+                str(gpu["name"]),
+                gpu["rank"] or "–",
+                f"{gpu['used_mib']} / {gpu['total_mib']} MiB",
+                util,
+                procs,
+            )
+        parts.append(table)
+    elif session.hello:
+        reason = ((session.hello.get("nvml") or {}).get("reason")) or "no GPU data"
+        parts.append(Text(f"no GPU data: {reason}", style="yellow"))
+    server = data["server"]
+    if server:
+        line = Text(f"server pid {server['pid']} (group {server['pgid']}), port {server['port']}: ")
+        line.append(server["stage"], style="green" if server["ready"] else "yellow")
+        if server["verified"] is not None:
+            line.append(
+                "  VERIFIED" if server["verified"] else "  VERIFY FAILED",
+                style="green" if server["verified"] else "red",
+            )
+            if server["verify"] and server["verify"].get("reason"):
+                line.append(f" ({server['verify']['reason']})")
+        if server["fatal"]:
+            line.append(f"  fatal at line {server['fatal']['line']}: ", style="red")
+            line.append(server["fatal"]["summary"])
+        parts.append(line)
+    elif session.hello:
+        parts.append(Text("no SGLang server running"))
+    return Group(*parts)
+
+
+@click.command("status")
+@click.argument("host_name", metavar="HOST")
+@click.option("--json", "as_json", is_flag=True, help="Print exactly one JSON object.")
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=1),
+    default=SETTLE_TIMEOUT_S,
+    show_default=True,
+    help="Seconds to wait for the host.",
+)
+def status_cmd(host_name: str, as_json: bool, timeout: float) -> None:
+    """Link, GPUs per rank and the SGLang server of HOST; exit 3 when the host cannot be reached."""
+    host = host_named(host_name)
+    confirm = _confirm_on_terminal if sys.stdin.isatty() and not as_json else None
+    session = asyncio.run(look(host, timeout=timeout, confirm=confirm))
+    if as_json:
+        click.echo(json.dumps(session.status()))
+    else:
+        Console(highlight=False).print(render(session))
+    sys.exit(0 if session.link is LinkState.CONNECTED else EXIT_UNREACHABLE)

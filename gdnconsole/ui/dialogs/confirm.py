@@ -1,0 +1,140 @@
+"""Yes/no dialogs: stop and relaunch (what will be stopped, and the flags that change), discarding
+unsaved edits, opening the form on a rejected flag. The body is built by pure functions; the screen
+only shows it and returns the answer."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import ClassVar
+
+from rich.style import Style
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Button, Static
+
+from gdnconsole.host.launcher import StopPlan
+from gdnconsole.ui.models.timefmt import duration
+
+# flag_diff's marks: "+" added, "-" removed, "~" changed.
+CHANGED = {"+": Style(color="green"), "-": Style(color="red"), "~": Style(color="yellow")}
+DIM = Style(dim=True)
+BOLD = Style(bold=True)
+
+
+def plan_text(plan: StopPlan, grace_s: float) -> Text:
+    """The processes a stop will end (process group, uptime, each pid with its title), and the look-alikes
+    it leaves alone."""
+    out = Text()
+    if plan.empty:
+        out.append("gdnconsole launched or adopted no server that runs here: nothing will be stopped", DIM)
+        return out
+    head = f"server pid {plan.pid} · process group {plan.pgid if plan.pgid is not None else '?'}"
+    if plan.uptime_s is not None:
+        head += f" · up {duration(plan.uptime_s)}"
+    if plan.adopted:
+        head += " · adopted"
+    out.append(head + "\n", BOLD)
+    for process in plan.processes:
+        out.append(f"  pid {process.pid:<8}", BOLD)
+        out.append(f"{process.title}\n")  # a process title is data, never markup
+    out.append(f"SIGTERM first; SIGKILL to the process group after {grace_s:g} s.", DIM)
+    for process in plan.untouched:
+        out.append(f"\n  left alone: pid {process.pid} {process.title}", DIM)
+    return out
+
+
+def diff_text(diff: Sequence[str]) -> Text:
+    """The flag diff, one change a line, coloured by its mark."""
+    out = Text()
+    if not diff:
+        out.append("the same flags and environment as the running server", DIM)
+        return out
+    for n, line in enumerate(diff):
+        style = CHANGED.get(line[:1], Style())
+        out.append(("\n" if n else "") + line, style)
+    return out
+
+
+class ConfirmScreen(ModalScreen[bool]):
+    """A question, a body, and two answers: y (or the yes button) returns True, n or escape False."""
+
+    DEFAULT_CSS = """
+    ConfirmScreen { align: center middle; }
+    ConfirmScreen > Vertical {
+        width: 96; max-width: 100%; height: auto; max-height: 100%;
+        background: $panel; border: round $warning; padding: 0 1;
+    }
+    ConfirmScreen #confirm-title { text-style: bold; margin-bottom: 1; }
+    ConfirmScreen VerticalScroll { height: auto; max-height: 20; }
+    ConfirmScreen .confirm-heading { text-style: bold underline; margin-top: 1; }
+    ConfirmScreen Horizontal { height: auto; margin-top: 1; }
+    ConfirmScreen Button { margin: 0 1 0 0; }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("y", "answer(True)", "Yes", id="confirm.yes"),
+        Binding("n,escape", "answer(False)", "No", id="confirm.no"),
+    ]
+
+    def __init__(
+        self,
+        title: str,
+        sections: Sequence[tuple[str, Text]] = (),
+        *,
+        yes: str = "Yes",
+        no: str = "No",
+        dialog_id: str | None = None,
+    ) -> None:
+        """``sections``: (heading, body) pairs; an empty heading shows the body alone."""
+        super().__init__(id=dialog_id)
+        self.title_text = title
+        self.sections = list(sections)
+        self.yes = yes
+        self.no = no
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static(Text(self.title_text), id="confirm-title")
+            with VerticalScroll():
+                for heading, body in self.sections:
+                    if heading:
+                        yield Static(Text(heading), classes="confirm-heading")
+                    yield Static(body)
+            with Horizontal():
+                yield Button(f"{self.yes} (y)", id="confirm-yes", variant="warning")
+                yield Button(f"{self.no} (n)", id="confirm-no", variant="primary")
+
+    def on_mount(self) -> None:
+        self.query_one("#confirm-no", Button).focus()  # the safe answer is the default
+
+    def action_answer(self, yes: bool) -> None:
+        self.dismiss(yes)
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.dismiss(event.button.id == "confirm-yes")
+
+
+def stop_dialog(host: str, plan: StopPlan, grace_s: float) -> ConfirmScreen:
+    return ConfirmScreen(
+        f"Stop the SGLang server on {host}?",
+        [("what will be stopped", plan_text(plan, grace_s))],
+        yes="Stop it",
+        no="Keep it running",
+        dialog_id="confirm-stop",
+    )
+
+
+def relaunch_dialog(
+    host: str, profile: str, plan: StopPlan, diff: Sequence[str], grace_s: float
+) -> ConfirmScreen:
+    return ConfirmScreen(
+        f"Relaunch SGLang on {host} with profile {profile}?",
+        [("what will be stopped", plan_text(plan, grace_s)), ("flags that change", diff_text(diff))],
+        yes="Relaunch",
+        no="Cancel",
+        dialog_id="confirm-relaunch",
+    )

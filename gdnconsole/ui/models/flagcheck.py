@@ -1,0 +1,131 @@
+"""The flag form's checks, rendered: our rule tables' verdict on a profile, the host's own verdict, and
+where the two disagree. Pure functions of their inputs (the host's facts come from its HostSession)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from rich.style import Style
+from rich.text import Text
+
+from gdnconsole.config.hosts import Profile
+from gdnconsole.host.session import HostSession
+from gdnconsole.sglang import rules
+from gdnconsole.sglang.findings import Finding
+from gdnconsole.sglang.launch import server_args
+from gdnconsole.sglang.models import architecture_of
+from gdnconsole.ui.models.formmodel import field_of
+
+if TYPE_CHECKING:
+    from gdnconsole.host.hostcheck import HostVerdict
+
+ERROR = Style(color="red", bold=True)
+NOTICE = Style(color="yellow")
+OK = Style(color="green", bold=True)
+DIM = Style(dim=True)
+
+
+@dataclass(frozen=True)
+class HostFacts:
+    """What the rules need to know about the host (None: the agent has not said)."""
+
+    sglang: str | None
+    compute_capability: str | None
+    gpus: int | None
+
+    def describe(self) -> str:
+        parts = [f"SGLang {self.sglang}" if self.sglang else "SGLang unknown"]
+        if self.compute_capability:
+            parts.append(f"SM {self.compute_capability}")
+        if self.gpus:
+            parts.append(f"{self.gpus} GPU{'s' if self.gpus > 1 else ''}")
+        return ", ".join(parts)
+
+
+def host_facts(session: HostSession) -> HostFacts:
+    hello = session.hello or {}
+    gpus = session.gpus or list(hello.get("gpus") or [])
+    capability = next((str(g["compute_capability"]) for g in gpus if g.get("compute_capability")), None)
+    version = hello.get("sglang")
+    return HostFacts(str(version) if version else None, capability, len(gpus) or None)
+
+
+def check_profile(profile: Profile, facts: HostFacts) -> rules.CheckResult | None:
+    """Our rules on the profile's SGLang flags; None when the host's SGLang version is not known yet.
+
+    Pure and fast (tables of rules over a short argv), so the form calls it on the UI thread."""
+    if facts.sglang is None:
+        return None
+    return rules.check(
+        server_args(profile),
+        sglang=facts.sglang,
+        compute_capability=facts.compute_capability,
+        gpus=facts.gpus,
+        architecture=architecture_of(profile.model),
+        env=profile.env,
+    )
+
+
+def findings_by_field(findings: Iterable[Finding]) -> dict[str, list[Finding]]:
+    """Each finding under the form field it concerns ("" for one that names no flag)."""
+    out: dict[str, list[Finding]] = {}
+    for finding in findings:
+        out.setdefault(field_of(finding.flag), []).append(finding)
+    return out
+
+
+def finding_text(finding: Finding) -> Text:
+    """``✖ message`` and, dimmed, the rule's id and the SGLang source line it cites."""
+    error = finding.severity == "error"
+    out = Text("✖ " if error else "• ", ERROR if error else NOTICE)
+    out.append(finding.message)  # data, never markup
+    out.append(f"  [{finding.id} · {finding.source}]", DIM)
+    return out
+
+
+def our_verdict(result: rules.CheckResult | None, facts: HostFacts, *, invalid: bool = False) -> Text:
+    """``result`` None: not checked yet (typing), not checkable (a field is invalid), or the host's SGLang
+    version is still unknown."""
+    if result is None:
+        if facts.sglang is None:
+            return Text(f"our rules: not checked ({facts.describe()}: wait for the host's agent)", DIM)
+        return Text("our rules: " + ("fix the marked fields first" if invalid else "checking…"), DIM)
+    head = Text(f"our rules ({facts.describe()}): ")
+    if result.ok:
+        head.append("✔ accepted", OK)
+    else:
+        head.append(f"✖ {len(result.errors)} error{'s' if len(result.errors) != 1 else ''}", ERROR)
+    if result.notices:
+        head.append(f" · {len(result.notices)} notice{'s' if len(result.notices) != 1 else ''}", NOTICE)
+    return head
+
+
+def host_verdict_text(verdict: HostVerdict | None, running: bool, stale: bool) -> Text:
+    if running:
+        return Text("host's SGLang: running its argument checks…", NOTICE)
+    if verdict is None:
+        return Text("host's SGLang: not asked (ctrl+t)", DIM)
+    out = Text("host's SGLang: ")
+    if verdict.ok:
+        out.append("✔ accepted", OK)
+    else:
+        out.append(f"✖ {verdict.exception or 'failed'}", ERROR)
+        if verdict.message:
+            out.append(f": {verdict.message}")
+    out.append(f" ({verdict.elapsed_s:.1f} s)", DIM)
+    if stale:
+        out.append(" — for an earlier version of this form", NOTICE)
+    return out
+
+
+def disagreement(result: rules.CheckResult | None, verdict: HostVerdict | None) -> Text | None:
+    """Said plainly when our rules and the host's SGLang reach different verdicts on the same argv."""
+    if result is None or verdict is None or result.ok == verdict.ok:
+        return None
+    if result.ok:
+        what = "our rules accept these flags but the host's SGLang rejects them"
+    else:
+        what = "our rules reject these flags but the host's SGLang accepts them"
+    return Text(f"⚠ They disagree: {what}. That is a bug in our rules; please report it.", ERROR)

@@ -1,0 +1,479 @@
+"""The host dashboard: a tab per host (status bar, GPU panel, stage timeline and live log), and, when more
+than one host is open, an overview row per host above the tabs.
+
+The screen owns the HostSessions' run tasks (asyncio workers on the app's loop, so the first frame paints
+before any link is up). A session's listener only posts a message; the handler repaints that host.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar
+
+from rich.style import Style
+from rich.text import Text
+from textual import events
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import ContentSwitcher, Static
+from textual.worker import Worker
+
+from gdnconsole.config.hosts import Profile
+from gdnconsole.host.journal import Journal
+from gdnconsole.host.link import LinkState
+from gdnconsole.host.session import HostSession
+from gdnconsole.ui.models.alerts import HostAlerts, look
+from gdnconsole.ui.theme import LogPalette
+from gdnconsole.ui.widgets.hostpane import HostPane
+from gdnconsole.ui.widgets.keybar import KeyBar
+from gdnconsole.ui.widgets.logpane import POLL_S, LogPane
+from gdnconsole.ui.widgets.statusbar import Clock, overview_rows
+
+# The screens behind a key (the form with SGLang's flag tables, the journal, the prompt panel, launching)
+# load when first opened: the first frame must not wait for them (bench/bench_first_frame.py).
+if TYPE_CHECKING:
+    from gdnconsole.ui.screens.flagform import FormResult
+    from gdnconsole.ui.screens.journal import JournalResult
+    from gdnconsole.ui.screens.launchcontrol import LaunchControl
+
+# The dashboard's `e` edits the launch flags; the log pane's "first error" moves to `E` here (the log
+# view keeps `e`). Applied as the app's keymap, so footer, help and palette all say `E`.
+DASHBOARD_KEYMAP = {"log.first_error": "E"}
+HOST_ACTIONS = frozenset({"next_host", "previous_host", "host"})
+LAUNCH_ACTIONS = frozenset({"launch", "relaunch", "stop"})
+TICK_S = 1.0  # uptimes and "down since" move with the clock
+READONLY_NOTE = Text("◉ read-only", Style(bold=True))  # in each host's status bar with --readonly
+NARROW = 100  # columns below which the stage timeline gives its width to the log
+SHORT = 30  # rows below which the panels lose their borders
+
+
+def _action(binding: BindingType) -> str:
+    return binding.action if isinstance(binding, Binding) else binding[1]
+
+
+class HostChanged(Message):
+    """Session ``index`` reported a change; a newer one for the same host replaces a queued one."""
+
+    def __init__(self, index: int) -> None:
+        super().__init__()
+        self.index = index
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, HostChanged) and message.index == self.index
+
+
+class ServerExited(Message):
+    """The agent saw the server of host ``index`` exit: its fatal summary is shown at once."""
+
+    def __init__(self, index: int) -> None:
+        super().__init__()
+        self.index = index
+
+
+class OverviewRow(Static):
+    """One host in the overview; a click opens its tab."""
+
+    DEFAULT_CSS = """
+    OverviewRow { height: 1; padding: 0 1; }
+    OverviewRow.-active { background: $primary 30%; }
+    OverviewRow:hover { background: $boost; }
+    """
+
+    class Selected(Message):
+        def __init__(self, index: int) -> None:
+            super().__init__()
+            self.index = index
+
+    def __init__(self, index: int) -> None:
+        super().__init__(id=f"overview-{index}")
+        self.index = index
+
+    def on_click(self, event: events.Click) -> None:
+        event.stop()
+        self.post_message(self.Selected(self.index))
+
+
+def _host_bindings() -> list[BindingType]:
+    return [
+        Binding(str(n), f"host({n - 1})", f"Host {n}", show=False, id=f"dash.host_{n}") for n in range(1, 10)
+    ]
+
+
+class DashboardScreen(Screen[None]):
+    # The overview rows are the tab strip (numbered, the active one highlighted, a click opens one), so
+    # the host panes sit in a plain switcher, without tabs: more rows for the log on a small terminal,
+    # and fewer widgets (and mount steps) before the first frame.
+    DEFAULT_CSS = """
+    DashboardScreen #overview { height: auto; background: $surface; border-bottom: solid $panel; }
+    DashboardScreen #hosts { height: 1fr; }
+    DashboardScreen.-no-gpus GpuPanel { display: none; }
+    DashboardScreen.-short #overview { border-bottom: none; }
+    DashboardScreen.-short GpuPanel { border: none; }
+    """
+
+    # The log has the keys from the first frame: focusing it later recomposed the footer in a second one.
+    AUTO_FOCUS = "#host-0 LogView"
+
+    # The most used first: the key bar keeps this order and leaves out the last ones when narrow.
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("e", "edit", "Edit flags", id="dash.edit"),
+        Binding("L", "launch", "Launch", id="dash.launch"),
+        Binding("R", "relaunch", "Relaunch", id="dash.relaunch"),
+        Binding("S", "stop", "Stop server", id="dash.stop"),
+        Binding("p", "prompt", "Prompt", id="dash.prompt"),
+        Binding("j", "journal", "Journal", id="dash.journal"),
+        Binding("right_square_bracket", "next_host", "Next host", key_display="]", id="dash.next_host"),
+        Binding("left_square_bracket", "previous_host", "Previous host", show=False, id="dash.previous_host"),
+        *_host_bindings(),
+        Binding("q", "quit", "Quit", id="dash.quit"),
+        Binding("r", "reconnect", "Reconnect", id="dash.reconnect"),
+        Binding("g", "toggle_gpus", "Show / hide the GPU panel", show=False, id="dash.gpus"),
+        Binding("question_mark,f1", "help", "Help", key_display="?", id="dash.help"),
+    ]
+
+    def __init__(
+        self,
+        sessions: Sequence[HostSession],
+        palette: LogPalette,
+        clock: Clock,
+        *,
+        start: bool = True,
+        poll_interval: float | None = POLL_S,
+        readonly: bool = False,
+        config_path: Path | None = None,
+        journal_dir: Path | None = None,
+        bell: bool = False,
+    ) -> None:
+        """``readonly``: no launch, relaunch or stop keys; ``config_path``: where the form saves profiles;
+        ``journal_dir``: the launch journals (None: the user data dir); ``bell``: ring the terminal bell
+        on the alerts that ask for it (ui/alerts.py)."""
+        super().__init__()
+        self.sessions = list(sessions)
+        self.readonly = readonly
+        self.bell = bell
+        self.alerts = [HostAlerts(session.host.name) for session in self.sessions]
+        self.config_path = config_path
+        self.journal_dir = journal_dir
+        self.journals: dict[int, Journal] = {}
+        # The profile L and R launch, per host: the host's default until the form or the journal picks one.
+        self.profiles: dict[int, Profile] = {}
+        self._launches: LaunchControl | None = None
+        self.palette = palette
+        self.clock = clock
+        self.start = start  # False: the sessions' state is set by the caller (snapshots)
+        self.poll_interval = poll_interval
+        self.runners: dict[int, Worker[None]] = {}
+        self.asking: set[int] = set()  # hosts whose key dialog is open
+        self.declined: dict[int, str] = {}  # the fingerprint the user said no to, per host
+        self.quitting = False
+        self.set_class(len(self.sessions) == 1, "-single")
+
+    def compose(self) -> ComposeResult:
+        if len(self.sessions) > 1:
+            with Vertical(id="overview"):
+                yield from (OverviewRow(i) for i in range(len(self.sessions)))
+        with ContentSwitcher(id="hosts", initial="host-0"):
+            for i, session in enumerate(self.sessions):
+                yield HostPane(
+                    session, self.palette, self.clock, poll_interval=self.poll_interval, id=f"host-{i}"
+                )
+        yield KeyBar()
+
+    def on_resize(self, event: events.Resize) -> None:
+        narrow = event.size.width < NARROW
+        if narrow != self.has_class("-narrow"):
+            # Only when crossing the threshold, so that `t` still shows the timeline on a narrow screen.
+            self.set_class(narrow, "-narrow")
+            for pane in self.query(LogPane):
+                pane.set_class(narrow, "-no-timeline")
+        self.set_class(event.size.height < SHORT, "-short")
+        self.call_after_refresh(self._paint_overview)  # its columns fit the new width
+
+    def on_mount(self) -> None:
+        for i, session in enumerate(self.sessions):
+            session.subscribe(self._listener(i))
+        if self.start:
+            # After the first frame: connecting loads asyncssh (~0.15 s) on this loop, and the screen
+            # must be up before any link is.
+            self.call_after_refresh(self._run_all)
+        for i in range(len(self.sessions)):
+            self._alert(i)  # the baseline: what is already there is not news
+        self._paint_overview()
+        self.set_interval(TICK_S, self._tick)
+        self.call_after_refresh(self._focus_log)
+        if self.readonly:
+            self.call_after_refresh(self._tick)  # the read-only mark, before the first tick
+
+    def _run_all(self) -> None:
+        for i in range(len(self.sessions)):
+            self._run(i)
+
+    def _listener(self, index: int) -> Callable[[str], None]:
+        """Called on the loop's thread by the session: post, never block."""
+
+        def changed(topic: str) -> None:
+            self.post_message(ServerExited(index) if topic == "server_exit" else HostChanged(index))
+
+        return changed
+
+    # -- hosts -----------------------------------------------------------------------------------------
+
+    def host_pane(self, index: int) -> HostPane:
+        return self.query_one(f"#host-{index}", HostPane)
+
+    @property
+    def active_index(self) -> int:
+        active = self.query_one("#hosts", ContentSwitcher).current
+        return int(active.removeprefix("host-")) if active else 0
+
+    def _run(self, index: int) -> None:
+        session = self.sessions[index]
+        self.runners[index] = self.run_worker(
+            session.run(), name=f"session {session.host.name}", group="sessions", exit_on_error=False
+        )
+
+    def on_host_changed(self, message: HostChanged) -> None:
+        self.host_pane(message.index).refresh_host()
+        self._paint_overview()
+        self._maybe_ask_host_key(message.index)
+        self._alert(message.index)
+
+    def on_server_exited(self, message: ServerExited) -> None:
+        if self._launches is not None:
+            self._launches.server_exited(message.index)
+        self._alert(message.index)
+        self._launch_changed(message.index)
+
+    def _alert(self, index: int) -> None:
+        """Toasts (and the bell) for what changed on host ``index``: ready, VERIFIED, a crash, the link."""
+        expected = self._launches is not None and self._launches.expects_exit(index)
+        for alert in self.alerts[index].observe(look(self.sessions[index], expected_exit=expected)):
+            timeout = 15 if alert.severity == "error" else 6
+            self.notify(alert.message, severity=alert.severity, timeout=timeout)
+            if alert.bell and self.bell:
+                self.app.bell()
+
+    @property
+    def launches(self) -> LaunchControl:
+        if self._launches is None:
+            from gdnconsole.ui.screens.launchcontrol import LaunchControl
+
+            self._launches = LaunchControl(
+                self, self.sessions, self.journal, self._launch_changed, self.open_form, self.clock
+            )
+        return self._launches
+
+    def _launch_note(self, index: int) -> Text | None:
+        """What the status bar says about launching (nothing before the first launch key), after the
+        read-only mark."""
+        note = self._launches.note(index) if self._launches is not None else None
+        if not self.readonly:
+            return note
+        return READONLY_NOTE if note is None else Text(" ").join([READONLY_NOTE, note])
+
+    def _launch_changed(self, index: int) -> None:
+        pane = self.host_pane(index)
+        pane.launch_note = self._launch_note(index)
+        pane.refresh_host()
+        self._paint_overview()
+
+    def _tick(self) -> None:
+        for i in range(len(self.sessions)):
+            self.host_pane(i).launch_note = self._launch_note(i)
+            self.host_pane(i).refresh_host()
+        self._paint_overview()
+
+    def _paint_overview(self) -> None:
+        if len(self.sessions) < 2:
+            return
+        active = self.active_index
+        labels = [f"{'▶' if i == active else ' '}{i + 1}" for i in range(len(self.sessions))]
+        widgets = list(self.query(OverviewRow))
+        width = widgets[0].content_region.width if widgets else 0
+        texts = overview_rows(self.sessions, self.palette, labels, width or None)
+        for row in widgets:
+            row.update(texts[row.index])
+            row.set_class(row.index == active, "-active")
+
+    # -- tabs ------------------------------------------------------------------------------------------
+
+    def show_host(self, index: int) -> None:
+        if 0 <= index < len(self.sessions) and index != self.active_index:
+            self.query_one("#hosts", ContentSwitcher).current = f"host-{index}"
+            self._paint_overview()
+            self._focus_log()
+
+    def on_overview_row_selected(self, message: OverviewRow.Selected) -> None:
+        self.show_host(message.index)
+
+    def _focus_log(self) -> None:
+        self.host_pane(self.active_index).log_pane.view.focus()
+
+    def action_next_host(self) -> None:
+        self.show_host((self.active_index + 1) % len(self.sessions))
+
+    def action_previous_host(self) -> None:
+        self.show_host((self.active_index - 1) % len(self.sessions))
+
+    def action_host(self, index: int) -> None:
+        self.show_host(index)
+
+    def action_toggle_gpus(self) -> None:
+        self.toggle_class("-no-gpus")
+
+    # -- the link --------------------------------------------------------------------------------------
+
+    def _maybe_ask_host_key(self, index: int) -> None:
+        session = self.sessions[index]
+        fingerprint = session.fingerprint
+        if session.link is not LinkState.UNKNOWN_HOST or not fingerprint:
+            return
+        if index in self.asking or self.declined.get(index) == fingerprint:
+            return
+        self.asking.add(index)
+        self.show_host(index)
+        from gdnconsole.ui.dialogs.hostkey import HostKeyScreen
+
+        dialog = HostKeyScreen(session.host.name, fingerprint, session.link_message or "")
+        self.app.push_screen(dialog, lambda accept: self._host_key_answered(index, fingerprint, accept))
+
+    def _host_key_answered(self, index: int, fingerprint: str, accept: bool | None) -> None:
+        self.asking.discard(index)
+        session = self.sessions[index]
+        if not accept:
+            self.declined[index] = fingerprint
+            self.notify(f"{session.host.name}: not connected (r asks again)", timeout=4)
+            return
+        try:
+            session.accept_host_key(fingerprint)
+        except ValueError as exc:
+            self.notify(f"{session.host.name}: {exc}", severity="error", timeout=6)
+            return
+        self._run(index)
+
+    def action_reconnect(self) -> None:
+        """Try the active host again: after a refused key, an auth failure, or a key the user declined."""
+        index = self.active_index
+        runner = self.runners.get(index)
+        if runner is not None and runner.is_running:
+            self.notify(f"{self.sessions[index].host.name}: already connecting", timeout=3)
+            return
+        self.declined.pop(index, None)
+        if self.sessions[index].link is LinkState.UNKNOWN_HOST:
+            self._maybe_ask_host_key(index)
+        elif self.start:
+            self._run(index)
+
+    # -- launch profiles, launching, the journal -------------------------------------------------------
+
+    def profile(self, index: int) -> Profile:
+        """The profile L and R use on host ``index`` (an empty one when the host has none)."""
+        chosen = self.profiles.get(index) or self.sessions[index].host.profile
+        return chosen or Profile(name="default", model="")
+
+    def journal(self, index: int) -> Journal:
+        if index not in self.journals:
+            name = self.sessions[index].host.name
+            path = self.journal_dir / f"{name}.jsonl" if self.journal_dir is not None else None
+            self.journals[index] = Journal(name, path)
+        return self.journals[index]
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if self.quitting:
+            return False  # a key typed while the sessions stop would open a screen on a closing app
+        if action in HOST_ACTIONS and len(self.sessions) < 2:
+            return False  # one host: nothing to switch to (and no key bar room spent on it)
+        return not (self.readonly and action in LAUNCH_ACTIONS)
+
+    def action_edit(self) -> None:
+        index = self.active_index
+        self.open_form(index, self.profile(index), None)
+
+    def open_form(self, index: int, profile: Profile, field: str | None) -> None:
+        self.show_host(index)
+        from gdnconsole.ui.screens.flagform import FlagFormScreen
+
+        form = FlagFormScreen(self.sessions[index], profile, config_path=self.config_path, focus_field=field,
+                              readonly=self.readonly)  # fmt: skip
+        self.app.push_screen(form, lambda result: self._form_closed(index, result))
+
+    def _form_closed(self, index: int, result: FormResult | None) -> None:
+        if result is None or result.profile is None:
+            return
+        self.profiles[index] = result.profile
+        if result.launch and not self.readonly:
+            self.launches.relaunch(index, result.profile)  # a launch when no server runs
+
+    def action_launch(self) -> None:
+        index = self.active_index
+        self.launches.launch(index, self.profile(index))
+
+    def action_relaunch(self) -> None:
+        index = self.active_index
+        self.launches.relaunch(index, self.profile(index))
+
+    def action_stop(self) -> None:
+        self.launches.stop(self.active_index)
+
+    def action_journal(self) -> None:
+        from gdnconsole.ui.screens.journal import JournalScreen
+
+        index = self.active_index
+        screen = JournalScreen(self.journal(index), self.profile(index), readonly=self.readonly)
+        self.app.push_screen(screen, lambda result: self._journal_closed(index, result))
+
+    def _journal_closed(self, index: int, result: JournalResult | None) -> None:
+        if result is None:
+            return
+        if result.action == "form":
+            self.open_form(index, result.profile, None)
+        elif not self.readonly:
+            self.profiles[index] = result.profile
+            self.launches.relaunch(index, result.profile)
+
+    def action_prompt(self) -> None:
+        """The prompt panel on the active host: test prompts, bursts, decode figures over time."""
+        from gdnconsole.ui.screens.promptpanel import PromptScreen
+
+        self.app.push_screen(PromptScreen(self.sessions[self.active_index]))
+
+    # -- help and quit ---------------------------------------------------------------------------------
+
+    def action_help(self) -> None:
+        from gdnconsole.ui.dialogs.askname import AskNameScreen
+        from gdnconsole.ui.dialogs.confirm import ConfirmScreen
+        from gdnconsole.ui.dialogs.help import HelpScreen
+        from gdnconsole.ui.dialogs.hostkey import HostKeyScreen
+        from gdnconsole.ui.screens.flagform import FlagFormScreen
+        from gdnconsole.ui.screens.journal import JournalScreen
+        from gdnconsole.ui.screens.logscreen import log_help_sections
+        from gdnconsole.ui.screens.promptpanel import RECALL_KEYS, PromptScreen
+
+        own = [b for b in self.BINDINGS if not (self.readonly and _action(b) in LAUNCH_ACTIONS)]
+        journal = [b for b in JournalScreen.BINDINGS if not (self.readonly and _action(b) == "rerun")]
+        form = [b for b in FlagFormScreen.BINDINGS if not (self.readonly and _action(b) == "launch")]
+        sections = [
+            ("dashboard", own),
+            *log_help_sections([]),
+            ("flag form (e)", form),
+            ("journal (j)", journal),
+            ("prompt panel (p)", [*PromptScreen.BINDINGS, *RECALL_KEYS]),
+            ("confirmations", ConfirmScreen.BINDINGS),
+            ("new profile name", AskNameScreen.BINDINGS),
+            ("host key dialog", HostKeyScreen.BINDINGS),
+            ("application", self.app.BINDINGS),
+        ]
+        self.app.push_screen(HelpScreen(sections))  # in the app's keymap, as the footer and the palette
+
+    async def action_quit(self) -> None:
+        self.quitting = True
+        await self.stop_sessions()
+        self.app.exit()
+
+    async def stop_sessions(self) -> None:
+        for session in self.sessions:
+            await session.stop()

@@ -1,0 +1,506 @@
+"""The flag form (`e` on the dashboard): the active launch profile of one host, edited as a copy.
+
+Every change re-derives the profile from the typed text (``formmodel``), shows the exact command line at
+once, and, after a short pause in typing, runs our SGLang rules for the host's version on it: an error is
+shown on the field it concerns. Nothing typed is ever reset; the hosts file is only touched by Save.
+Saving and the host's own check are I/O and run in workers; the rules are pure and fast.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar
+
+from rich.style import Style
+from rich.text import Text
+from textual import events, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import Screen
+from textual.timer import Timer
+from textual.widget import Widget
+from textual.widgets import Button, Input, Label, Select, Static, TextArea
+
+from gdnconsole.config.hosts import ConfigError, Profile
+from gdnconsole.config.writer import save_profile
+from gdnconsole.host.session import HostSession
+from gdnconsole.sglang import rules
+from gdnconsole.sglang.findings import Finding
+from gdnconsole.sglang.launch import launch_spec, server_args
+from gdnconsole.ui.dialogs.askname import AskNameScreen
+from gdnconsole.ui.dialogs.confirm import ConfirmScreen
+from gdnconsole.ui.models import flagcheck
+from gdnconsole.ui.models.formmodel import (
+    ALGORITHMS,
+    FIELD_NAMES,
+    MAMBA_CHOICES,
+    FormValues,
+    Parsed,
+    command_text,
+    mamba_flag,
+    parse,
+    values_of,
+)
+from gdnconsole.ui.widgets.keybar import KeyBar
+
+if TYPE_CHECKING:
+    from gdnconsole.host.hostcheck import HostVerdict
+
+DEBOUNCE_S = 0.2  # rules run once typing pauses this long
+HOST_CHECK_TIMEOUT_S = 60.0
+SHORT = 30  # rows below which the buttons give their place to the form (the footer has the same keys)
+ERROR = Style(color="red", bold=True)
+DIM = Style(dim=True)
+
+# (field, label, placeholder): the placeholder says which flag it is and what SGLang does when empty.
+INPUTS: tuple[tuple[str, str, str], ...] = (
+    ("model", "model", "--model-path: a path on the host or a Hugging Face id"),
+    ("tp", "tp", "--tp-size"),
+    ("port", "port", "--port"),
+    ("mem_fraction", "mem fraction", "--mem-fraction-static (empty: SGLang picks)"),
+)
+SPEC_INPUTS: tuple[tuple[str, str, str], ...] = (
+    ("num_steps", "num steps", "--speculative-num-steps (empty: auto)"),
+    ("eagle_topk", "eagle topk", "--speculative-eagle-topk (empty: auto)"),
+    ("num_draft_tokens", "num draft tokens", "--speculative-num-draft-tokens (empty: auto)"),
+    ("draft_model", "draft model", "--speculative-draft-model-path (NEXTN uses the model's own heads)"),
+)
+
+
+@dataclass(frozen=True)
+class FormResult:
+    """How the form closed: the profile the dashboard should now use, and whether to launch it."""
+
+    profile: Profile | None
+    launch: bool = False
+
+
+class FlagFormScreen(Screen[FormResult]):
+    DEFAULT_CSS = """
+    FlagFormScreen { layout: vertical; }
+    FlagFormScreen #ff-head { height: 1; background: $panel; padding: 0 1; }
+    FlagFormScreen #ff-head Static { width: auto; }
+    FlagFormScreen #ff-profile { width: 32; margin: 0 1; }
+    FlagFormScreen #ff-fields { height: 1fr; padding: 0 1; }
+    FlagFormScreen .ff-row { height: auto; margin-bottom: 0; }
+    FlagFormScreen .ff-label { width: 20; padding: 0 1 0 0; text-align: right; color: $text-muted; }
+    FlagFormScreen .ff-row.-invalid .ff-label { color: $error; text-style: bold; }
+    FlagFormScreen .ff-cell { height: auto; width: 1fr; }
+    FlagFormScreen .ff-heading { margin-top: 1; text-style: bold; color: $primary; }
+    FlagFormScreen .ff-error { display: none; height: auto; }
+    FlagFormScreen .ff-error.-shown { display: block; }
+    FlagFormScreen .ff-row.-invalid Input { background: $error 20%; }
+    FlagFormScreen .ff-row.-invalid TextArea { background: $error 20%; }
+    FlagFormScreen TextArea { height: 3; }
+    FlagFormScreen #ff-args { height: 4; }
+    FlagFormScreen #ff-args-parsed { height: auto; color: $text-muted; }
+    FlagFormScreen #ff-bottom { height: auto; max-height: 45%; border-top: solid $panel; padding: 0 1; }
+    FlagFormScreen #ff-command { height: auto; max-height: 5; background: $surface; }
+    FlagFormScreen #ff-findings, FlagFormScreen #ff-verdicts { height: auto; }
+    FlagFormScreen #ff-buttons { height: 1; margin-top: 1; padding: 0 1; }
+    FlagFormScreen.-short #ff-buttons { display: none; }
+    FlagFormScreen #ff-buttons Button { margin-right: 1; min-width: 8; }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+s", "save", "Save", id="form.save", priority=True),
+        Binding("ctrl+n", "save_as", "Save as new", id="form.save_as", priority=True),
+        Binding("ctrl+o", "copy", "Copy command", id="form.copy", priority=True),
+        Binding("ctrl+t", "check_host", "Check on host", id="form.check_host", priority=True),
+        Binding("ctrl+l", "launch", "Launch this", id="form.launch", priority=True),
+        Binding("escape", "close", "Close", id="form.close"),
+    ]
+
+    def __init__(
+        self,
+        session: HostSession,
+        profile: Profile,
+        *,
+        config_path: Path | None,
+        focus_field: str | None = None,
+        readonly: bool = False,
+    ) -> None:
+        """``profile``: what to show (a saved profile, or unsaved edits such as a journal's attempt)."""
+        super().__init__()
+        self.session = session
+        self.config_path = config_path
+        self.focus_field = focus_field
+        self.readonly = readonly
+        self.facts = flagcheck.host_facts(session)
+        self.mamba = mamba_flag(self.facts.sglang)
+        self.base = profile
+        self.values = values_of(profile)
+        self.parsed: Parsed = parse(self.values, profile, self.mamba)
+        self.result: rules.CheckResult | None = None
+        self.checked: tuple[str, ...] | None = None  # the argv ``result`` is about
+        self.verdict: HostVerdict | None = None
+        self.verdict_argv: tuple[str, ...] | None = None
+        self.host_running = False
+        self._timer: Timer | None = None
+
+    # -- layout ----------------------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="ff-head"):
+            yield Static(Text(self.session.host.name, Style(bold=True)))
+            yield Select(self._profile_options(), value=self.base.name, allow_blank=False, compact=True,
+                         id="ff-profile")  # fmt: skip
+            yield Static(id="ff-state")
+        with VerticalScroll(id="ff-fields"):
+            for name, label, hint in INPUTS:
+                yield from self._row(name, label, Input(placeholder=hint, compact=True, id=f"ff-{name}"))
+            yield Static("speculative decoding", classes="ff-heading")
+            algorithm = Select[str]([], prompt="none", compact=True, id="ff-algorithm")
+            yield from self._row("algorithm", "algorithm", algorithm)
+            for name, label, hint in SPEC_INPUTS:
+                yield from self._row(name, label, Input(placeholder=hint, compact=True, id=f"ff-{name}"))
+            yield Static("memory and the rest", classes="ff-heading")
+            mamba = Select[str]([(c, c) for c in MAMBA_CHOICES], prompt="not given", compact=True,
+                                id="ff-mamba")  # fmt: skip
+            yield from self._row("mamba", "mamba strategy", mamba)
+            yield from self._row("env", "env (NAME=VALUE)", TextArea(compact=True, id="ff-env"))
+            yield from self._row("args", "extra args", TextArea(compact=True, id="ff-args"))
+        # The verdicts first: on a small terminal the rest scrolls, and the footer stands in for the buttons.
+        with VerticalScroll(id="ff-bottom"):
+            yield Static(id="ff-verdicts")
+            yield Static(id="ff-command")
+            yield Static(id="ff-findings")
+        with Horizontal(id="ff-buttons"):
+            yield Button("Save ^s", id="ff-save", compact=True, variant="primary")
+            yield Button("Save as new ^n", id="ff-save-as", compact=True)
+            yield Button("Copy command ^o", id="ff-copy", compact=True)
+            yield Button("Check on host ^t", id="ff-check-host", compact=True)
+            if not self.readonly:
+                yield Button("Launch ^l", id="ff-launch", compact=True, variant="warning")
+            yield Button("Close esc", id="ff-close", compact=True)
+        yield KeyBar()
+
+    def _row(self, name: str, label: str, widget: Widget) -> ComposeResult:
+        with Horizontal(classes="ff-row", id=f"ff-row-{name}"):
+            yield Label(label, classes="ff-label", id=f"ff-label-{name}")
+            with Vertical(classes="ff-cell"):
+                yield widget
+                yield Static(classes="ff-error", id=f"ff-err-{name}")
+                if name == "args":
+                    yield Static(id="ff-args-parsed")
+                if name == "mamba":  # the flag's name depends on the host's SGLang version
+                    hint = f"{self.mamba} on SGLang {self.facts.sglang or '(version unknown)'}"
+                    yield Static(Text(hint, DIM), id="ff-mamba-flag")
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.set_class(event.size.height < SHORT, "-short")
+
+    def on_mount(self) -> None:
+        self._fill(self.base)
+        self._changed()
+        self._run_rules()  # the first verdict without waiting
+        target = f"#ff-{self.focus_field}" if self.focus_field in FIELD_NAMES else "#ff-model"
+        self.query_one(target).focus()
+
+    def _profile_options(self) -> list[tuple[str, str]]:
+        names = list(self.session.host.profiles)
+        if self.base.name not in names:
+            names.append(self.base.name)
+        return [(n, n) for n in names]
+
+    # -- widgets ⇄ values ------------------------------------------------------------------------------
+
+    def _fill(self, profile: Profile) -> None:
+        """Put a profile's values into the widgets (their Changed messages then re-read the same text)."""
+        values = values_of(profile)
+        for name, _label, _hint in (*INPUTS, *SPEC_INPUTS):
+            self.query_one(f"#ff-{name}", Input).value = getattr(values, name)
+        algorithms = [*ALGORITHMS, *([values.algorithm] if values.algorithm not in ALGORITHMS else [])]
+        algorithm = self.query_one("#ff-algorithm", Select)
+        algorithm.set_options([(a, a) for a in algorithms if a])
+        self._select(algorithm, values.algorithm)
+        mamba = self.query_one("#ff-mamba", Select)
+        if values.mamba and values.mamba not in MAMBA_CHOICES:
+            mamba.set_options([(c, c) for c in (*MAMBA_CHOICES, values.mamba)])
+        self._select(mamba, values.mamba)
+        self.query_one("#ff-env", TextArea).load_text(values.env)
+        self.query_one("#ff-args", TextArea).load_text(values.args)
+        self.values = values
+
+    @staticmethod
+    def _select(select: Select[str], value: str) -> None:
+        if value:
+            select.value = value
+        else:
+            select.clear()
+
+    def _read(self) -> FormValues:
+        values = FormValues()
+        for name, _label, _hint in (*INPUTS, *SPEC_INPUTS):
+            values = values.with_field(name, self.query_one(f"#ff-{name}", Input).value)
+        for name in ("algorithm", "mamba"):
+            chosen = self.query_one(f"#ff-{name}", Select).value
+            values = values.with_field(name, chosen if isinstance(chosen, str) else "")
+        for name in ("env", "args"):
+            values = values.with_field(name, self.query_one(f"#ff-{name}", TextArea).text)
+        return values
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        self._widget_changed(event.input)
+
+    def on_text_area_changed(self, event: TextArea.Changed) -> None:
+        self._widget_changed(event.text_area)
+
+    def on_select_changed(self, event: Select.Changed) -> None:
+        if event.select.id == "ff-profile":
+            self._profile_chosen(event.value)
+        else:
+            self._widget_changed(event.select)
+
+    def _widget_changed(self, widget: Widget) -> None:
+        if not (widget.id or "").startswith("ff-") or not self.is_mounted:
+            return
+        values = self._read()
+        if values != self.values:
+            self.values = values
+            self._changed()
+
+    # -- deriving and painting -------------------------------------------------------------------------
+
+    @property
+    def saved(self) -> Profile | None:
+        """The profile of this name as the hosts file has it (None: never saved)."""
+        return self.session.host.profiles.get(self.base.name)
+
+    @property
+    def dirty(self) -> bool:
+        saved = self.saved
+        return saved is None or self.values != values_of(saved)
+
+    def _changed(self) -> None:
+        self.parsed = parse(self.values, self.base, self.mamba)
+        self._paint()
+        if self._timer is not None:
+            self._timer.stop()
+        self._timer = self.set_timer(DEBOUNCE_S, self._run_rules)
+
+    def _run_rules(self) -> None:
+        profile = self.parsed.profile
+        if profile is None:
+            self.result, self.checked = None, None
+        else:
+            self.result = flagcheck.check_profile(profile, self.facts)
+            self.checked = tuple(server_args(profile))
+        self._paint()
+
+    def _current_argv(self) -> tuple[str, ...] | None:
+        profile = self.parsed.profile
+        return tuple(server_args(profile)) if profile is not None else None
+
+    def _paint(self) -> None:
+        self._paint_state()
+        self._paint_fields()
+        self._paint_command()
+        self._paint_findings()
+        self._paint_verdicts()
+
+    def _paint_state(self) -> None:
+        out = Text(f"{self.facts.describe()} · ", DIM)
+        out.append("● unsaved changes" if self.dirty else "saved", ERROR if self.dirty else DIM)
+        self.query_one("#ff-state", Static).update(out)
+
+    def _rule_errors(self) -> dict[str, list[Finding]]:
+        if self.result is None or self.checked != self._current_argv():
+            return {}
+        return flagcheck.findings_by_field(self.result.errors)
+
+    def _paint_fields(self) -> None:
+        by_field = self._rule_errors()
+        for name in FIELD_NAMES:
+            problem = self.parsed.errors.get(name)
+            if problem:
+                text = Text(f"✖ {problem}", ERROR)
+            else:
+                text = Text("\n").join(flagcheck.finding_text(f) for f in by_field.get(name, []))
+            self.query_one(f"#ff-err-{name}", Static).update(text)
+            self.query_one(f"#ff-err-{name}").set_class(bool(text), "-shown")
+            self.query_one(f"#ff-row-{name}").set_class(bool(text), "-invalid")
+        parsed = Text(f"→ {len(self.parsed.args)} argument{'s' if len(self.parsed.args) != 1 else ''}: ")
+        for arg in self.parsed.args:
+            parsed.append("‹")
+            parsed.append(arg, Style(color="cyan"))
+            parsed.append("› ")
+        self.query_one("#ff-args-parsed", Static).update(parsed)
+
+    def _paint_command(self) -> None:
+        profile = self.parsed.profile
+        if profile is None:
+            text = Text("fix the marked fields to see the command line", ERROR)
+        else:
+            text = Text("$ ", DIM)
+            text.append(command_text(launch_spec(profile, self.session.host.python)))
+        self.query_one("#ff-command", Static).update(text)
+
+    def _paint_findings(self) -> None:
+        lines: list[Text] = []
+        if self.result is not None and self.checked == self._current_argv():
+            lines += [flagcheck.finding_text(f) for f in self._rule_errors().get("", [])]
+            lines += [flagcheck.finding_text(f) for f in self.result.notices]
+        self.query_one("#ff-findings", Static).update(Text("\n").join(lines))
+
+    def _paint_verdicts(self) -> None:
+        current = self._current_argv()
+        result = self.result if self.checked == current else None
+        ours = flagcheck.our_verdict(result, self.facts, invalid=current is None)
+        stale = self.verdict is not None and self.verdict_argv != current
+        theirs = flagcheck.host_verdict_text(self.verdict, self.host_running, stale)
+        lines = [ours, theirs]
+        disagree = flagcheck.disagreement(self.result, self.verdict) if not stale else None
+        if disagree is not None:
+            lines.append(disagree)
+        self.query_one("#ff-verdicts", Static).update(Text("\n").join(lines))
+
+    # -- profiles --------------------------------------------------------------------------------------
+
+    def _profile_chosen(self, value: object) -> None:
+        if not isinstance(value, str) or value == self.base.name:
+            return
+        if not self.dirty:
+            self._load(value)
+            return
+        question = ConfirmScreen(
+            f"Discard the unsaved changes to {self.base.name} and open {value}?", yes="Discard", no="Keep"
+        )
+        self.app.push_screen(question, lambda yes: self._load(value) if yes else self._reselect())
+
+    def _reselect(self) -> None:
+        self.query_one("#ff-profile", Select).value = self.base.name
+
+    def _load(self, name: str) -> None:
+        profile = self.session.host.profiles.get(name)
+        if profile is None:
+            return
+        self.base = profile
+        self.verdict, self.verdict_argv = None, None
+        self._fill(profile)
+        self._changed()
+
+    # -- actions ---------------------------------------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return not (action == "launch" and self.readonly)
+
+    async def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        actions = {
+            "ff-save": "save",
+            "ff-save-as": "save_as",
+            "ff-copy": "copy",
+            "ff-check-host": "check_host",
+            "ff-launch": "launch",
+            "ff-close": "close",
+        }
+        action = actions.get(event.button.id or "")
+        if action:
+            await self.run_action(action)
+
+    def _valid_profile(self) -> Profile | None:
+        if self.parsed.profile is None:
+            fields = ", ".join(self.parsed.errors)
+            self.notify(f"fix the marked fields first ({fields})", severity="error", timeout=5)
+        return self.parsed.profile
+
+    def action_copy(self) -> None:
+        profile = self._valid_profile()
+        if profile is not None:
+            self.app.copy_to_clipboard(command_text(launch_spec(profile, self.session.host.python)))
+            self.notify("command line copied", timeout=2)
+
+    def action_save(self) -> None:
+        profile = self._valid_profile()
+        if profile is not None:
+            self._save(profile)
+
+    def action_save_as(self) -> None:
+        if self._valid_profile() is None:
+            return
+        taken = set(self.session.host.profiles)
+        self.app.push_screen(AskNameScreen(f"{self.base.name}-2", taken), self._save_as_named)
+
+    def _save_as_named(self, name: str | None) -> None:
+        profile = self.parsed.profile
+        if name and profile is not None:
+            self._save(replace(profile, name=name))
+
+    def _save(self, profile: Profile) -> None:
+        if self.config_path is None:
+            self.notify("no hosts file to save to (the console was opened without one)", severity="error")
+            return
+        self._write(self.config_path, profile)
+
+    @work(thread=True, exclusive=True, group="save")
+    def _write(self, path: Path, profile: Profile) -> None:
+        """File I/O off the UI thread; the result comes back as a call on it."""
+        try:
+            saved = save_profile(path, self.session.host.name, profile)
+        except (ConfigError, OSError) as exc:
+            self.app.call_from_thread(self.notify, f"not saved: {exc}", severity="error", timeout=8)
+            return
+        host = saved.host(self.session.host.name)
+        profiles = dict(host.profiles) if host is not None else {profile.name: profile}
+        self.app.call_from_thread(self._saved, profile, profiles, path)
+
+    def _saved(self, profile: Profile, profiles: dict[str, Profile], path: Path) -> None:
+        self.session.host = replace(self.session.host, profiles=profiles)
+        self.base = profiles.get(profile.name, profile)
+        select = self.query_one("#ff-profile", Select)
+        select.set_options(self._profile_options())
+        select.value = self.base.name
+        self._paint()
+        self.notify(f"saved profile {profile.name} to {path}", timeout=4)
+
+    def action_check_host(self) -> None:
+        argv = self._current_argv()
+        if argv is None:
+            self._valid_profile()
+            return
+        self._check_on_host(argv)
+
+    @work(exclusive=True, group="host-check", exit_on_error=False)
+    async def _check_on_host(self, argv: tuple[str, ...]) -> None:
+        # Imported here: the host check loads only when asked for, and the form works without it.
+        from gdnconsole.host.hostcheck import check_on_host
+
+        self.host_running = True
+        self._paint_verdicts()
+        ssh = self.session.ssh_target
+        try:
+            verdict = await check_on_host(
+                self.session.host, list(argv), timeout=HOST_CHECK_TIMEOUT_S, ssh=ssh
+            )
+        except Exception as exc:  # the link or the host failed: say so, keep the form
+            self.notify(f"could not run the check on the host: {exc}", severity="error", timeout=8)
+            return
+        finally:
+            self.host_running = False
+        self.verdict, self.verdict_argv = verdict, argv
+        self._paint_verdicts()
+
+    def action_launch(self) -> None:
+        profile = self._valid_profile()
+        if profile is not None:
+            self.dismiss(FormResult(profile, launch=True))
+
+    def action_close(self) -> None:
+        if not self.dirty:
+            self.dismiss(FormResult(self.saved))
+            return
+        question = ConfirmScreen(
+            f"Discard the unsaved changes to {self.base.name}?",
+            [("", Text("The hosts file keeps the profile as it was saved."))],
+            yes="Discard",
+            no="Keep editing",
+            dialog_id="confirm-discard",
+        )
+        self.app.push_screen(question, self._discard_answered)
+
+    def _discard_answered(self, discard: bool | None) -> None:
+        if discard:
+            self.dismiss(FormResult(self.saved))

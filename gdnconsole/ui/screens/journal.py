@@ -1,0 +1,245 @@
+"""The launch journal of one host (`j`): every attempt in a table, the selected one's argv, env and diff.
+
+Reading the journal file and writing the Markdown export are I/O: both run in thread workers. Re-run and
+"load into the form" close the screen and tell the dashboard what to do.
+"""
+
+from __future__ import annotations
+
+import shlex
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import ClassVar, Literal
+
+from rich.style import Style
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
+from textual.screen import Screen
+from textual.widgets import DataTable, Static
+
+from gdnconsole.config.hosts import Profile
+from gdnconsole.host.journal import Attempt, Journal
+from gdnconsole.sglang.launch import launch_spec, restore_secrets
+from gdnconsole.ui.dialogs.confirm import diff_text
+from gdnconsole.ui.models.formmodel import profile_from_argv
+from gdnconsole.ui.models.textfit import hanging
+from gdnconsole.ui.widgets.keybar import KeyBar
+
+OUTCOME_STYLES: dict[str, Style] = {
+    "verified": Style(color="green", bold=True),
+    "ready": Style(color="green"),
+    "crashed": Style(color="red", bold=True),
+    "rejected": Style(color="red"),
+    "timeout": Style(color="yellow", bold=True),
+    "stopped": Style(dim=True),
+    "running": Style(color="cyan"),
+}
+DIM = Style(dim=True)
+BAD = Style(color="red")
+COLUMNS = ("#", "time", "profile", "outcome", "reached", "fatal / rule")
+LABEL_WIDTH = 6  # "argv  ", "stage "…
+CELL_PADDING = 2  # DataTable's, one cell either side of each column
+
+
+@dataclass(frozen=True)
+class JournalResult:
+    """What the user asked for on closing: re-run an attempt, or load it into the form."""
+
+    action: Literal["rerun", "form"]
+    profile: Profile
+
+
+def reached_text(attempt: Attempt) -> Text:
+    """The furthest stage and the time the startup took to get there (each stage is in the detail)."""
+    if not attempt.stages:
+        return Text(attempt.stage, DIM)
+    return Text.assemble(attempt.stage, (f" {sum(attempt.stages.values()):.1f}s", DIM))
+
+
+def stages_text(attempt: Attempt) -> Text:
+    out = Text(", ".join(f"{stage} {seconds:.1f}s" for stage, seconds in attempt.stages.items()))
+    return out if out.plain else Text(attempt.stage, DIM)
+
+
+def cause_text(attempt: Attempt) -> Text:
+    """The rule that rejected it, else the fatal summary with its log line."""
+    rule, fatal = attempt.rule, attempt.fatal
+    if rule:
+        return Text(f"rule {rule.get('id', '?')}: {rule.get('message', '')}", BAD)
+    if fatal:
+        line = fatal.get("line")
+        return Text((f"L{line}: " if line else "") + str(fatal.get("summary", "")), BAD)
+    return Text("; ".join(attempt.warnings), Style(color="yellow")) if attempt.warnings else Text("")
+
+
+def attempt_row(attempt: Attempt) -> tuple[Text, ...]:
+    when = time.strftime("%m-%d %H:%M:%S", time.localtime(attempt.time))
+    outcome = Text(attempt.outcome, OUTCOME_STYLES.get(attempt.outcome, Style()))
+    cells = (str(attempt.number), when, attempt.profile)
+    return (*(Text(c) for c in cells), outcome, reached_text(attempt), cause_text(attempt))
+
+
+def fitted_rows(rows: list[tuple[Text, ...]], width: int) -> list[tuple[Text, ...]]:
+    """The rows with the last column (the cause, the one that can be long) cut with an ellipsis to what
+    the other columns leave of ``width``: the table never needs a sideways scroll to show its columns."""
+    fixed = sum(
+        max([len(label), *(row[i].cell_len for row in rows)]) + CELL_PADDING
+        for i, label in enumerate(COLUMNS[:-1])
+    )
+    room = max(len(COLUMNS[-1]), width - fixed - CELL_PADDING)
+    fitted = []
+    for row in rows:
+        cause = row[-1].copy()
+        cause.truncate(room, overflow="ellipsis")
+        fitted.append((*row[:-1], cause))
+    return fitted
+
+
+def detail_text(attempt: Attempt, width: int) -> Text:
+    """The attempt's exact command, environment, stages and changes against the attempt before it, each
+    value wrapped to ``width`` under its own start (the labels stay a column apart)."""
+    out = Text(f"attempt {attempt.number} · profile {attempt.profile} · ", Style(bold=True))
+    out.append(attempt.outcome, OUTCOME_STYLES.get(attempt.outcome, Style()))
+    env = " ".join(f"{k}={shlex.quote(v)}" for k, v in attempt.env.items())
+    fields = [
+        ("argv", Text(shlex.join(attempt.argv))),
+        ("env", Text(env) if env else Text("(none)", DIM)),
+        ("stage", stages_text(attempt)),
+        ("diff", diff_text(attempt.diff) if attempt.diff else Text("(first attempt, or no change)", DIM)),
+        *(("warn", Text(warning, Style(color="yellow"))) for warning in attempt.warnings),
+    ]
+    for label, value in fields:
+        # Each line of a value (a diff has several) starts in the value's column.
+        lines = value.split("\n")
+        first = Text(label.ljust(LABEL_WIDTH), DIM) + lines[0]
+        rest = [Text(" " * LABEL_WIDTH) + line for line in lines[1:]]
+        for line in [first, *rest]:
+            out.append("\n")
+            out.append_text(Text("\n").join(hanging(line, width, LABEL_WIDTH)))
+    return out
+
+
+class JournalScreen(Screen[JournalResult | None]):
+    DEFAULT_CSS = """
+    JournalScreen #journal-title { height: 1; background: $panel; padding: 0 1; }
+    JournalScreen DataTable { height: 1fr; }
+    JournalScreen #journal-detail { height: auto; max-height: 45%; border-top: solid $panel; padding: 0 1; }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("r", "rerun", "Re-run", id="journal.rerun"),
+        Binding("e", "load_form", "Load into form", id="journal.form"),
+        Binding("m", "export", "Export Markdown", id="journal.export"),
+        Binding("escape,q,j", "close", "Close", key_display="esc", id="journal.close"),
+    ]
+
+    def __init__(self, journal: Journal, base: Profile | None, *, readonly: bool = False) -> None:
+        """``base``: the host's profile that fills what an attempt's argv does not say (bind host…)."""
+        super().__init__()
+        self.journal = journal
+        self.base = base
+        self.readonly = readonly
+        self.attempts: list[Attempt] = []
+        self.exported: Path | None = None  # the last Markdown export
+        self._filled_width = 0  # the table width the rows were fitted to
+
+    def compose(self) -> ComposeResult:
+        yield Static(Text(f"Launch journal · {self.journal.host} · {self.journal.path}"), id="journal-title")
+        yield DataTable(cursor_type="row", zebra_stripes=True, id="journal-table")
+        with VerticalScroll(id="journal-detail"):
+            yield Static(Text("no attempts yet", DIM), id="journal-argv")
+        yield KeyBar()
+
+    def on_mount(self) -> None:
+        self.query_one(DataTable).add_columns(*COLUMNS)
+        self.load()
+
+    @work(thread=True, exclusive=True, group="journal-read")
+    def load(self) -> None:
+        attempts = self.journal.attempts()
+        self.app.call_from_thread(self._show, attempts)
+
+    def _show(self, attempts: list[Attempt]) -> None:
+        self.attempts = attempts
+        self._fill(len(attempts) - 1)  # the latest attempt is the one to look at
+        self.query_one(DataTable).focus()
+
+    def _fill(self, row: int) -> None:
+        """The rows, fitted to the table's width, with the cursor on ``row``."""
+        table = self.query_one(DataTable)
+        table.clear()
+        self._filled_width = table.scrollable_content_region.width or self.app.size.width
+        rows = fitted_rows([attempt_row(a) for a in self.attempts], self._filled_width)
+        for attempt, cells in zip(self.attempts, rows, strict=True):
+            table.add_row(*cells, key=str(attempt.number))
+        if 0 <= row < len(self.attempts):
+            table.move_cursor(row=row)
+            self._detail(row)
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._refit)
+
+    def _refit(self) -> None:
+        table = self.query_one(DataTable)
+        if self.attempts and table.scrollable_content_region.width != self._filled_width:
+            self._fill(table.cursor_row)
+        else:
+            self._detail(table.cursor_row)  # re-wrapped to the new width
+
+    @property
+    def selected(self) -> Attempt | None:
+        row = self.query_one(DataTable).cursor_row
+        return self.attempts[row] if 0 <= row < len(self.attempts) else None
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self._detail(event.cursor_row)
+
+    def _detail(self, row: int) -> None:
+        if 0 <= row < len(self.attempts):
+            detail = self.query_one("#journal-argv", Static)
+            width = detail.content_region.width or self.app.size.width - 2
+            detail.update(detail_text(self.attempts[row], width))
+
+    def _profile_of(self, attempt: Attempt) -> Profile:
+        base = self.base or Profile(name=attempt.profile, model="")
+        argv = restore_secrets(attempt.argv, launch_spec(base).argv)  # the journal keeps keys masked
+        return profile_from_argv(attempt.profile, argv, attempt.env, base)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return not (action == "rerun" and self.readonly)
+
+    def action_rerun(self) -> None:
+        attempt = self.selected
+        if attempt is not None:
+            self.dismiss(JournalResult("rerun", self._profile_of(attempt)))
+
+    def action_load_form(self) -> None:
+        attempt = self.selected
+        if attempt is not None:
+            self.dismiss(JournalResult("form", self._profile_of(attempt)))
+
+    def action_export(self) -> None:
+        self._export(self.journal.path.with_suffix(".md"))
+
+    @work(thread=True, exclusive=True, group="journal-export")
+    def _export(self, path: Path) -> None:
+        text = self.journal.to_markdown()
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            self.app.call_from_thread(self.notify, f"not exported: {exc}", severity="error", timeout=8)
+            return
+        self.app.call_from_thread(self._exported, path, text)
+
+    def _exported(self, path: Path, text: str) -> None:
+        self.exported = path
+        self.app.copy_to_clipboard(text)
+        self.notify(f"journal written to {path} (and copied)", timeout=6)
+
+    def action_close(self) -> None:
+        self.dismiss(None)

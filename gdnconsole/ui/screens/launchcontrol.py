@@ -1,0 +1,321 @@
+"""`L` launch, `R` relaunch, `S` stop on the dashboard: confirmations, workers, and the progress line.
+
+The launcher (``host.launcher``) does the work through the host's agent; this only asks the user first,
+runs it in a worker per host (one action at a time), keeps the stage it reports for the status bar, and
+says how it ended: a rejected launch offers the form on the field the rule concerns. Ready, VERIFIED,
+VERIFY FAILED and a crash are announced by ui/alerts.py, for every server, whoever started it.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Coroutine, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from rich.style import Style
+from rich.text import Text
+from textual.screen import Screen
+
+from gdnconsole.config.hosts import Profile
+from gdnconsole.host import launcher
+from gdnconsole.host.journal import Attempt, Journal
+from gdnconsole.host.session import HostSession
+from gdnconsole.sglang.launch import launch_spec, redact
+from gdnconsole.ui.dialogs.confirm import ConfirmScreen, relaunch_dialog, stop_dialog
+from gdnconsole.ui.models import flagcheck
+from gdnconsole.ui.models.formmodel import field_of
+from gdnconsole.ui.models.timefmt import duration
+
+VERIFY_WAIT_S = 300.0  # the verification prompt's own timeout ends it sooner
+
+STOP_GRACE_S = 30.0
+BUSY = Style(color="yellow", bold=True)
+BAD = Style(color="red", bold=True)
+GOOD = Style(color="green", bold=True)
+
+OpenForm = Callable[[int, Profile, str | None], None]  # host index, profile, field to focus
+
+
+@dataclass
+class Progress:
+    """An action in flight on one host, as the launcher last reported it."""
+
+    action: str  # launch | relaunch | stop
+    phase: str  # the launcher's words: "waiting for GPU memory to be released: GPU 0 31480 MiB, …"
+    started: float
+
+
+def progress_text(progress: Progress, now: float) -> Text:
+    """``◐ relaunch: waiting for GPU memory to be released: GPU 0 31480 MiB, GPU 1 30990 MiB 12s``."""
+    out = Text(f"◐ {progress.action}: ", BUSY)
+    out.append(progress.phase)
+    out.append(f" {duration(now - progress.started)}", Style(dim=True))
+    return out
+
+
+def outcome_text(attempt: Attempt) -> Text:
+    """How the last attempt ended, for the status bar."""
+    if attempt.outcome in ("ready", "verified"):
+        return Text(f"✔ attempt {attempt.number} {attempt.outcome}", GOOD)
+    out = Text(f"✖ attempt {attempt.number} {attempt.outcome}", BAD)
+    if attempt.rule:
+        out.append(f": {attempt.rule.get('message', '')}")
+    elif attempt.fatal:
+        line = attempt.fatal.get("line")
+        out.append(f": {attempt.fatal.get('summary', '')}" + (f" (log line {line})" if line else ""))
+    return out
+
+
+class LaunchControl:
+    """Per dashboard. ``changed(index)`` repaints a host; ``open_form`` opens the flag form."""
+
+    def __init__(
+        self,
+        screen: Screen[Any],
+        sessions: Sequence[HostSession],
+        journals: Callable[[int], Journal],
+        changed: Callable[[int], None],
+        open_form: OpenForm,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.screen = screen
+        self.sessions = list(sessions)
+        self.journals = journals
+        self.changed = changed
+        self.open_form = open_form
+        self.clock = clock
+        self.progress: dict[int, Progress] = {}
+        self.last: dict[int, Attempt] = {}
+
+    def note(self, index: int) -> Text | None:
+        """What the status bar says about launching: the action in flight, else the last outcome."""
+        progress = self.progress.get(index)
+        if progress is not None:
+            return progress_text(progress, self.clock())
+        last = self.last.get(index)
+        return outcome_text(last) if last is not None else None
+
+    def _busy(self, index: int) -> bool:
+        progress = self.progress.get(index)
+        if progress is not None:
+            self.screen.notify(f"{self._name(index)}: {progress.action} already in progress", timeout=3)
+        return progress is not None
+
+    def _name(self, index: int) -> str:
+        return self.sessions[index].host.name
+
+    def expects_exit(self, index: int) -> bool:
+        """This console is stopping host ``index``'s server (a stop, or the first half of a relaunch)."""
+        progress = self.progress.get(index)
+        return progress is not None and progress.action in ("stop", "relaunch")
+
+    def server_exited(self, index: int) -> None:
+        """The agent saw a server exit: the last attempt, if it was that server and this console did not
+        stop it, ended "crashed" (a ready or verified server that dies), and the journal says so."""
+        attempt = self.last.get(index)
+        session = self.sessions[index]
+        if attempt is None or attempt.pid not in session.exits or self.expects_exit(index):
+            return
+        if attempt.outcome not in ("ready", "verified", "timeout"):
+            return
+        if launcher.observe(session, attempt).outcome == "crashed":
+            self.journals(index).update(attempt)
+            self.changed(index)
+
+    # -- the keys --------------------------------------------------------------------------------------
+
+    def launch(self, index: int, profile: Profile) -> None:
+        if self._busy(index):
+            return
+        if self.sessions[index].server is not None:
+            self.screen.notify(f"{self._name(index)}: a server runs; R relaunches it, S stops it", timeout=4)
+            return
+        self._start(index, "launch", "checking")
+        self._work(index, self._launch(index, profile))
+
+    def relaunch(self, index: int, profile: Profile) -> None:
+        session = self.sessions[index]
+        if self._busy(index):
+            return
+        if session.server is None:
+            self.launch(index, profile)
+            return
+        plan = launcher.stop_plan(session)
+        if plan.empty:
+            self._offer_adopt(index, lambda: self.relaunch(index, profile))
+            return
+        running = plan.argv or [str(a) for a in (session.server or {}).get("cmdline") or []]
+        diff = launcher.flag_diff(running, launch_spec(profile, session.host.python).argv)
+        dialog = relaunch_dialog(self._name(index), profile.name, plan, diff, STOP_GRACE_S)
+        self.screen.app.push_screen(dialog, lambda yes: self._relaunch_confirmed(index, profile, yes))
+
+    def _relaunch_confirmed(self, index: int, profile: Profile, yes: bool | None) -> None:
+        if yes and not self._busy(index):
+            self._start(index, "relaunch", "checking the flags")
+            self._work(index, self._relaunch(index, profile))
+
+    def stop(self, index: int) -> None:
+        session = self.sessions[index]
+        if self._busy(index):
+            return
+        if session.server is None:
+            self.screen.notify(f"{self._name(index)}: no server runs", timeout=3)
+            return
+        plan = launcher.stop_plan(session)
+        if plan.empty:
+            self._offer_adopt(index, lambda: self.stop(index))
+            return
+        dialog = stop_dialog(self._name(index), plan, STOP_GRACE_S)
+        self.screen.app.push_screen(dialog, lambda yes: self._stop_confirmed(index, yes))
+
+    def _stop_confirmed(self, index: int, yes: bool | None) -> None:
+        if yes and not self._busy(index):
+            self._start(index, "stop", "SIGTERM, waiting for it to drain")
+            self._work(index, self._stop(index))
+
+    def _offer_adopt(self, index: int, then: Callable[[], None]) -> None:
+        """A server gdnconsole did not start is only ever stopped once the user adopts it, pids in view."""
+        server = self.sessions[index].server or {}
+        body = Text()
+        body.append(f"pid {server.get('pid')}  ", Style(bold=True))
+        body.append(" ".join(redact([str(a) for a in server.get("cmdline") or []]))[:300])
+        for child in server.get("children") or []:
+            body.append(f"\npid {child.get('pid')}  ", Style(bold=True))
+            body.append(str(child.get("title") or ""))
+        dialog = ConfirmScreen(
+            f"{self._name(index)}: this server was not started by gdnconsole. Adopt it, so that "
+            "stop and relaunch may end it?",
+            [("its processes", body)],
+            yes="Adopt it",
+            no="Leave it alone",
+            dialog_id="confirm-adopt",
+        )
+        pid = server.get("pid")
+        if isinstance(pid, int):
+            self.screen.app.push_screen(dialog, lambda yes: self._adopt(index, pid, then) if yes else None)
+
+    def _adopt(self, index: int, pid: int, then: Callable[[], None]) -> None:
+        async def adopt() -> None:
+            try:
+                await launcher.adopt(self.sessions[index], pid)
+            except Exception as exc:
+                self._failed(index, "adopt", exc)
+                return
+            then()
+
+        self._work(index, adopt())
+
+    # -- the work (asyncio workers on the app's loop: the launcher talks to the agent) ------------------
+
+    def _start(self, index: int, action: str, phase: str) -> None:
+        self.progress[index] = Progress(action, phase, self.clock())
+        self.changed(index)
+
+    def _work(self, index: int, job: Coroutine[Any, Any, None]) -> None:
+        """An asyncio worker on the app's loop: the launcher talks to the agent through the session."""
+        self.screen.run_worker(job, group=f"launch-{index}", exit_on_error=False)
+
+    def _reporter(self, index: int) -> Callable[[str], None]:
+        def report(phase: str) -> None:
+            progress = self.progress.get(index)
+            if progress is not None:
+                progress.phase = phase
+                self.changed(index)
+
+        return report
+
+    async def _launch(self, index: int, profile: Profile) -> None:
+        session, journal = self.sessions[index], self.journals(index)
+        try:
+            attempt = await launcher.launch(
+                session, profile, journal=journal, on_progress=self._reporter(index)
+            )
+        except Exception as exc:  # refused by the agent, lock held, link lost: say it, change nothing
+            self._failed(index, "launch", exc)
+            return
+        await self._follow(index, profile, attempt, journal)
+
+    async def _relaunch(self, index: int, profile: Profile) -> None:
+        session, journal = self.sessions[index], self.journals(index)
+        try:
+            attempt = await launcher.relaunch(
+                session, profile, journal=journal, on_progress=self._reporter(index)
+            )
+        except Exception as exc:
+            self._failed(index, "relaunch", exc)
+            return
+        await self._follow(index, profile, attempt, journal)
+
+    async def _follow(self, index: int, profile: Profile, attempt: Attempt, journal: Journal) -> None:
+        """From the process start to ready or its end; the status bar's stage shows the way there."""
+        if attempt.outcome == "running":
+            self._reporter(index)(f"pid {attempt.pid} started, following its log")
+            attempt = await launcher.settle(self.sessions[index], attempt, journal=journal)
+        self._finished(index, profile, attempt)
+        if attempt.outcome == "ready":
+            # Ready is what the log says; the verification prompt says whether the model answers.
+            attempt = await launcher.verification(
+                self.sessions[index], attempt, timeout=VERIFY_WAIT_S, journal=journal
+            )
+            self._verified(index, attempt)
+
+    async def _stop(self, index: int) -> None:
+        session, journal = self.sessions[index], self.journals(index)
+        try:
+            await launcher.stop(session, grace=STOP_GRACE_S, journal=journal)
+        except Exception as exc:
+            self._failed(index, "stop", exc)
+            return
+        self.progress.pop(index, None)
+        self.changed(index)
+        self.screen.notify(f"{self._name(index)}: server stopped", timeout=4)
+
+    def _failed(self, index: int, action: str, exc: Exception) -> None:
+        self.progress.pop(index, None)
+        self.changed(index)
+        self.screen.notify(f"{self._name(index)}: {action} failed: {exc}", severity="error", timeout=10)
+
+    def _finished(self, index: int, profile: Profile, attempt: Attempt) -> None:
+        self.progress.pop(index, None)
+        self.last[index] = attempt
+        self.changed(index)
+        if attempt.outcome == "rejected":
+            self._offer_form(index, profile, attempt)
+        elif attempt.outcome not in ("ready", "verified", "crashed"):  # those are the alerts' (alerts.py)
+            self._alarm(index, outcome_text(attempt).plain)
+
+    def _verified(self, index: int, attempt: Attempt) -> None:
+        """VERIFIED or VERIFY FAILED: the status bar's outcome (the alerts say it, alerts.py)."""
+        self.last[index] = attempt
+        self.changed(index)
+
+    def _offer_form(self, index: int, profile: Profile, attempt: Attempt) -> None:
+        rule = attempt.rule or {}
+        flag = rule.get("flag") or self._flag_of(index, profile, rule.get("id"))
+        body = Text(rule.get("message", "rejected by our rules"))
+        source = f" · {rule['source']}" if rule.get("source") else ""
+        body.append(f"\n\nrule {rule.get('id', '?')}{source}", Style(dim=True))
+        where = field_of(flag) or "args"
+        dialog = ConfirmScreen(
+            f"{self._name(index)}: nothing was started — our rules reject this profile",
+            [("", body)],
+            yes=f"Open the form on {where.replace('_', ' ')}",
+            no="Close",
+            dialog_id="confirm-rejected",
+        )
+        self.screen.app.push_screen(dialog, lambda yes: self._rejected_answered(index, profile, where, yes))
+
+    def _rejected_answered(self, index: int, profile: Profile, where: str, yes: bool | None) -> None:
+        if yes:
+            self.open_form(index, profile, where)
+
+    def _flag_of(self, index: int, profile: Profile, rule_id: str | None) -> str | None:
+        """The flag of the rule that rejected the launch (the journal keeps only its id and message)."""
+        result = flagcheck.check_profile(profile, flagcheck.host_facts(self.sessions[index]))
+        errors = result.errors if result is not None else []
+        match = next((f for f in errors if f.id == rule_id), errors[0] if errors else None)
+        return match.flag if match is not None else None
+
+    def _alarm(self, index: int, what: str) -> None:
+        self.screen.notify(f"{self._name(index)}: {what}", severity="error", timeout=15)

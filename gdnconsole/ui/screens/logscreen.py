@@ -1,0 +1,228 @@
+"""`gdnconsole log view FILE [--follow]`: the log pane on one file, with help, quit and the footer; and
+ThemedApp, the base of this app and the dashboard's: themes registered, chosen and switched at runtime."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import ClassVar
+
+from textual.app import App, ComposeResult
+from textual.binding import Binding, BindingType
+from textual.screen import Screen
+from textual.worker import Worker
+
+from gdnconsole.logs.document import FilterSpec
+from gdnconsole.ui import theme
+from gdnconsole.ui.dialogs.help import HelpScreen, Section
+from gdnconsole.ui.theme import DEFAULT_THEME, LogPalette, ThemeSet
+from gdnconsole.ui.widgets.keybar import KeyBar
+from gdnconsole.ui.widgets.logpane import POLL_S, LogPane, StatusBar
+from gdnconsole.ui.widgets.logview import LogView
+from gdnconsole.ui.widgets.timeline import Timeline, TimelineData
+
+__all__ = [
+    "LogScreen",
+    "LogViewApp",
+    "StatusBar",
+    "ThemedApp",
+    "log_help_sections",
+    "run_log_view",
+    "warn_theme_errors",
+]
+
+
+def log_help_sections(screen_bindings: list[BindingType]) -> list[Section]:
+    """The log pane's keys, with the keys of the screen that holds it (the dashboard reuses this)."""
+    from gdnconsole.ui.dialogs.filtersearch import (  # with the help screen, not the app
+        FilterScreen,
+        SearchScreen,
+    )
+
+    return [
+        ("log view", [*LogPane.BINDINGS, *screen_bindings]),
+        ("log lines", LogView.BINDINGS),
+        ("filter dialog", FilterScreen.BINDINGS),
+        ("search prompt", SearchScreen.BINDINGS),
+        ("this help", HelpScreen.BINDINGS),
+    ]
+
+
+class LogScreen(Screen[None]):
+    """One log file in the log pane, and the footer."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("question_mark,f1", "help", "Help", key_display="?", id="log.help"),
+        Binding("q", "quit", "Quit", id="log.quit"),
+    ]
+
+    def __init__(
+        self, path: Path, palette: LogPalette, *, follow: bool = False, poll_interval: float | None = POLL_S
+    ) -> None:
+        super().__init__()
+        self.path = path
+        self.palette = palette
+        self._follow = follow
+        self.poll_interval = poll_interval
+
+    def compose(self) -> ComposeResult:
+        yield LogPane(self.path, self.palette, follow=self._follow, poll_interval=self.poll_interval)
+        yield KeyBar()
+
+    def on_mount(self) -> None:
+        self.view.focus()
+
+    # The pane holds the state; these keep the screen's old surface for callers and tests.
+
+    @property
+    def pane(self) -> LogPane:
+        return self.query_one(LogPane)
+
+    @property
+    def view(self) -> LogView:
+        return self.pane.view
+
+    @property
+    def timeline(self) -> Timeline:
+        return self.pane.timeline
+
+    @property
+    def timeline_data(self) -> TimelineData | None:
+        return self.pane.timeline_data
+
+    @property
+    def follow(self) -> bool:
+        return self.pane.follow
+
+    @property
+    def busy(self) -> str:
+        return self.pane.busy
+
+    @property
+    def filter_spec(self) -> FilterSpec:
+        return self.pane.filter_spec
+
+    @property
+    def search_pattern(self) -> str:
+        return self.pane.search_pattern
+
+    @search_pattern.setter
+    def search_pattern(self, pattern: str) -> None:
+        self.pane.search_pattern = pattern
+
+    def poll(self) -> Worker[None] | None:
+        return self.pane.poll()
+
+    def apply_filter(self, spec: FilterSpec | None) -> None:
+        self.pane.apply_filter(spec)
+
+    def action_help(self) -> None:
+        sections = [*log_help_sections(self.BINDINGS), ("application", self.app.BINDINGS)]
+        self.app.push_screen(HelpScreen(sections))  # in the app's keymap, as the footer says
+
+    async def action_quit(self) -> None:
+        self.app.exit()
+
+
+class ThemedApp(App[None]):
+    """An app in gdnconsole's themes: every theme registered (so Textual's "Change theme" command lists
+    them, and only them: each has its log colours), one log palette that the widgets share and that
+    follows the theme, and what was wrong with broken theme files shown as a toast."""
+
+    def __init__(self, theme_name: str = DEFAULT_THEME, themes: ThemeSet | None = None) -> None:
+        """``theme_name``: the theme to start in (the default when its file is broken; an unknown name
+        raises UnknownThemeError); ``themes``: the themes to offer (None: the shipped ones)."""
+        super().__init__()
+        self.themes = themes if themes is not None else theme.load_all()
+        chosen = self.themes.get(theme_name)
+        self.theme_errors = self.themes.messages(theme_name)
+        for loaded in self.themes.themes.values():
+            self.register_theme(loaded.theme)
+        self.palette: LogPalette = chosen.palette.copy()
+        self.theme = chosen.name
+        for name in set(self.available_themes) - set(self.themes.themes):
+            self.unregister_theme(name)  # Textual's own: they have no log colours
+
+    def on_mount(self) -> None:
+        for message in self.theme_errors:
+            self.notify(message, title="Theme", severity="error", timeout=20)
+
+    @property
+    def keymap(self) -> dict[str, str]:
+        """The keymap in force (binding id → keys, as ``set_keymap`` normalized it): help shows it."""
+        return dict(self._keymap)
+
+    def watch_theme(self, name: str) -> None:
+        loaded = self.themes.themes.get(name)
+        if loaded is None or not hasattr(self, "palette"):  # not one of ours, or set before __init__ ends
+            return
+        self.palette.assign(loaded.palette)
+        if self.is_running:
+            self.call_after_refresh(self.repaint_palette)
+
+    def repaint_palette(self) -> None:
+        """Draw again what was drawn in the old palette's colours (the CSS colours follow by themselves)."""
+        for screen in self.screen_stack:
+            for timeline in screen.query(Timeline):
+                timeline.show(timeline.data)  # a Static: its text was built in the old colours
+            for widget in screen.query("*"):
+                widget.refresh()  # the log lines and the GPU bars take the palette's colours as they paint
+
+
+def warn_theme_errors(themes: ThemeSet, chosen: str) -> None:
+    """Broken theme files, on stderr before the screen takes the terminal (the app shows them too)."""
+    for message in themes.messages(chosen):
+        print(f"gdnconsole: warning: {message}", file=sys.stderr)
+
+
+class LogViewApp(ThemedApp):
+    """The `log view` app: one LogScreen on one file."""
+
+    TITLE = "gdnconsole log view"
+
+    def __init__(
+        self,
+        path: Path,
+        *,
+        follow: bool = False,
+        theme_name: str = DEFAULT_THEME,
+        themes: ThemeSet | None = None,
+        poll_interval: float | None = POLL_S,
+        keymap: Mapping[str, str] | None = None,
+    ) -> None:
+        """``keymap``: binding id → keys for the log view's bindings (checked by ui/keymap.py)."""
+        super().__init__(theme_name, themes)
+        if keymap:
+            self.set_keymap(keymap)
+        self.path = path
+        self.follow = follow
+        self.poll_interval = poll_interval
+        self.sub_title = str(path)
+
+    def on_mount(self) -> None:
+        self.push_screen(
+            LogScreen(self.path, self.palette, follow=self.follow, poll_interval=self.poll_interval)
+        )
+
+    @property
+    def log_screen(self) -> LogScreen:
+        screen = self.screen_stack[1] if len(self.screen_stack) > 1 else self.screen
+        assert isinstance(screen, LogScreen)
+        return screen
+
+
+def run_log_view(
+    path: Path,
+    follow: bool = False,
+    *,
+    theme_name: str = DEFAULT_THEME,
+    user_themes: Path | None = None,
+    keymap: Mapping[str, str] | None = None,
+) -> None:
+    """Open the log view on ``path`` (the caller checked it is a readable text file) in ``theme_name``
+    (the caller checked it exists), offering the shipped themes and those in ``user_themes``, with the
+    user's ``keymap``."""
+    themes = theme.load_all(user_themes)
+    warn_theme_errors(themes, theme_name)
+    LogViewApp(path, follow=follow, theme_name=theme_name, themes=themes, keymap=keymap).run()

@@ -1,0 +1,1 @@
+"""Widgets: each renders what it is given; none does I/O."""

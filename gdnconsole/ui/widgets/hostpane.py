@@ -1,0 +1,98 @@
+"""One host's tab: its status bar, its GPU panel, and the log pane on the session's mirror file."""
+
+from __future__ import annotations
+
+from rich.style import Style
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Vertical
+
+from gdnconsole.host.link import LinkState
+from gdnconsole.host.session import HostSession
+from gdnconsole.ui.models.gpurows import gpu_rows
+from gdnconsole.ui.theme import LogPalette
+from gdnconsole.ui.widgets.gpupanel import GpuPanel
+from gdnconsole.ui.widgets.logpane import POLL_S, LogPane
+from gdnconsole.ui.widgets.statusbar import SEP, Clock, HostStatusBar, host_status, verdict
+
+_FAILED = (LinkState.DOWN, LinkState.AUTH_FAILED, LinkState.HOST_KEY_REFUSED, LinkState.NO_AGENT)
+
+
+def gpu_message(session: HostSession, palette: LogPalette) -> Text | None:
+    """What to say above (or instead of) the GPU rows."""
+    if session.link in _FAILED and session.link_message:
+        return Text(session.link_message, Style(color="red"))
+    if session.link is LinkState.UNKNOWN_HOST:
+        return Text(session.link_message or "unknown host key", Style(color="yellow"))
+    if session.gpus:
+        return None
+    if session.hello is not None and session.nvml_source == "none":
+        reason = ((session.hello.get("nvml") or {}).get("reason")) or "neither NVML nor nvidia-smi answers"
+        return Text.assemble(("no GPU data", Style(color="yellow", bold=True)), f": {reason}")
+    if session.link is LinkState.CONNECTED:
+        return Text("waiting for the first GPU sample…", palette.dim)
+    return Text(f"connecting to {session.host.name}…", palette.dim)
+
+
+class HostPane(Vertical):
+    DEFAULT_CSS = """
+    HostPane { height: 1fr; }
+    """
+
+    def __init__(
+        self,
+        session: HostSession,
+        palette: LogPalette,
+        clock: Clock,
+        *,
+        poll_interval: float | None = POLL_S,
+        id: str | None = None,
+    ) -> None:
+        super().__init__(id=id)
+        if session.log.mirror is None:
+            raise ValueError("the dashboard shows a session's mirror file: create the session with one")
+        self.session = session
+        self.palette = palette
+        self.clock = clock
+        self.mirror = session.log.mirror
+        self.poll_interval = poll_interval
+        self.launch_note: Text | None = None  # a launch in flight, or how the last one ended
+
+    def compose(self) -> ComposeResult:
+        yield HostStatusBar(id="host-status")
+        yield GpuPanel(self.palette, id="gpus")
+        yield LogPane(self.mirror, self.palette, follow=True, poll_interval=self.poll_interval)
+
+    def on_mount(self) -> None:
+        self.refresh_host()
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self.refresh_host)  # the status bar fits its parts to the new width
+
+    @property
+    def log_pane(self) -> LogPane:
+        return self.query_one(LogPane)
+
+    @property
+    def gpu_panel(self) -> GpuPanel:
+        return self.query_one(GpuPanel)
+
+    def refresh_host(self) -> None:
+        """Repaint from the session's state (cheap: called on every change the session reports)."""
+        session = self.session
+        bar = self.query_one(HostStatusBar)
+        status = host_status(session, self.palette, self.clock(), bar.content_width())
+        if self.launch_note is not None:
+            status = Text(SEP).join([status, self.launch_note])
+        bar.update(status)
+        self.log_pane.timeline.set_verdict(verdict(session))
+        rows = gpu_rows(
+            session.gpus,
+            session.server,
+            session.orphans,
+            session.placements(),
+            session.log.tracker.current,
+        )
+        panel = self.gpu_panel
+        panel.border_title = f"GPUs · {session.nvml_source}" if session.hello else "GPUs"
+        panel.show(rows, gpu_message(session, self.palette))

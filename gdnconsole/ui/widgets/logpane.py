@@ -1,0 +1,399 @@
+"""The log pane: a log file beside its stage timeline, with a status line; reused by the log view
+screen and by each host tab of the dashboard (which shows its session's mirror file, following).
+
+The pane owns the document (the file's index and tracker) and runs every read in a thread worker:
+opening (first screenful, then the index, then the tracker's scan), the lines the view asks for, the
+follow poll, filters and searches. Workers hand results back with ``call_from_thread``; the widgets
+only render what they are given.
+"""
+
+from __future__ import annotations
+
+from array import array
+from bisect import bisect_left
+from functools import cached_property
+from pathlib import Path
+from typing import ClassVar, NamedTuple
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.timer import Timer
+from textual.widgets import Static
+from textual.worker import Worker, get_current_worker
+
+from gdnconsole.logs.document import FilterSpec, Fold, LineInfo, LogDocument
+from gdnconsole.logs.lineindex import Growth
+from gdnconsole.ui.theme import LogPalette
+from gdnconsole.ui.widgets.logview import LogView
+from gdnconsole.ui.widgets.timeline import Timeline, TimelineData, timeline_data
+
+POLL_S = 0.25
+PROGRESS_STEP = 64 << 20  # report indexing progress every this many bytes
+
+
+class Meaning(NamedTuple):
+    """What the tracker knows, for the widgets: folds, the timeline, the first error."""
+
+    folds: list[Fold]
+    timeline: TimelineData | None
+    first_error: int | None
+
+
+class StatusBar(Static):
+    DEFAULT_CSS = """
+    StatusBar { height: 1; background: $panel; color: $foreground; padding: 0 1; }
+    """
+
+
+class LogPane(Vertical):
+    """One log file: the log view, the stage timeline and a status line. The keys that act on the log
+    live here, so they work wherever the pane is focused; help and quit belong to the screen around it."""
+
+    DEFAULT_CSS = """
+    LogPane { height: 1fr; }
+    LogPane #body { height: 1fr; }
+    LogPane LogView { width: 1fr; height: 1fr; }
+    LogPane.-no-timeline Timeline { display: none; }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("F", "toggle_follow", "Follow", id="log.follow"),
+        Binding("f", "filter", "Filter", id="log.filter"),
+        Binding("slash", "search", "Search", key_display="/", id="log.search"),
+        Binding("n", "search_next", "Next match", key_display="n/N", id="log.search_next"),
+        Binding("N", "search_prev", "Previous match", show=False, id="log.search_prev"),
+        Binding("e", "first_error", "First error", id="log.first_error"),
+        Binding("x", "fatal", "Go to the fatal error", show=False, id="log.fatal"),
+        Binding("t", "toggle_timeline", "Show / hide the timeline", show=False, id="log.timeline"),
+        Binding("escape", "cancel", "Stop / clear filter", show=False, id="log.cancel"),
+    ]
+
+    def __init__(
+        self,
+        path: Path,
+        palette: LogPalette,
+        *,
+        follow: bool = False,
+        poll_interval: float | None = POLL_S,
+        id: str | None = None,
+    ) -> None:
+        super().__init__(id=id)
+        self.path = path
+        self.doc = LogDocument(path)
+        self.palette = palette
+        self.follow = follow
+        self.poll_interval = poll_interval
+        self.filter_spec = FilterSpec()
+        self.filtered_upto = 0  # lines the current filter's matches cover
+        self.search_pattern = ""
+        self.timeline_data: TimelineData | None = None
+        self.first_error: int | None = None
+        self.indexed = False
+        self.busy = ""  # what a long worker is doing, for the status line
+        self._timer: Timer | None = None
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="body"):
+            yield self.view
+            yield self.timeline
+        yield StatusBar(id="status")
+
+    @cached_property
+    def view(self) -> LogView:
+        # Held, not queried: workers read it from their threads, and a read that ends while the app
+        # closes must not find the pane's children gone.
+        return LogView(self.palette, id="log")
+
+    @cached_property
+    def timeline(self) -> Timeline:
+        return Timeline(self.palette, id="timeline")
+
+    def on_mount(self) -> None:
+        self.view.tail = self.follow
+        self._open(max(40, self.app.size.height * 2))
+        self._status()
+
+    # -- opening -----------------------------------------------------------------------------------------
+
+    @work(thread=True, group="open", exclusive=True)
+    def _open(self, rows: int) -> None:
+        worker = get_current_worker()
+        doc = self.doc
+        first = doc.tail(rows) if self.follow else doc.head(rows)
+        self.app.call_from_thread(self._first_lines, first)
+        mark = [0]
+
+        def progress(pos: int, size: int) -> None:
+            if pos - mark[0] >= PROGRESS_STEP:
+                mark[0] = pos
+                self.app.call_from_thread(self._set_busy, f"indexing {100 * pos // max(1, size)}%")
+
+        doc.build_index(progress, lambda: worker.is_cancelled)
+        if worker.is_cancelled:
+            return
+        self.app.call_from_thread(self._indexed, doc.index.line_count)
+        if doc.scan() and not worker.is_cancelled:
+            self.app.call_from_thread(self._tracked, self._meaning())
+
+    def _first_lines(self, infos: list[LineInfo]) -> None:
+        if self.follow:
+            self.view.show_preview(infos)
+        else:
+            self.view.add_lines(infos)
+            self.view.grow(len(infos))
+        self._set_busy("indexing")
+
+    def _indexed(self, total: int) -> None:
+        self.indexed = True
+        view = self.view
+        if view.preview:
+            view.reset(total)
+        else:
+            view.grow(total)
+        self._set_busy("scanning")
+        if self.follow:
+            self._start_polling()
+
+    def _meaning(self) -> Meaning:
+        """The folds, timeline and first error (in a worker thread)."""
+        data = self.doc.with_tracker(lambda tracker: timeline_data(tracker.startups))
+        return Meaning(self.doc.folds(), data, self.doc.first_error())
+
+    def _tracked(self, meaning: Meaning) -> None:
+        folds, data, first_error = meaning
+        self.view.forget_meanings()
+        self.view.set_folds(folds)
+        self.timeline_data = data
+        self.first_error = first_error
+        self.timeline.show(data)
+        self._set_busy("")
+
+    # -- lines the view asks for -------------------------------------------------------------------------
+
+    def on_log_view_lines_wanted(self, message: LogView.LinesWanted) -> None:
+        self._read(message.lines)
+
+    @work(thread=True, group="read")
+    def _read(self, lines: tuple[int, ...]) -> None:
+        infos = self.doc.read(lines)
+        if not get_current_worker().is_cancelled:
+            self.app.call_from_thread(self.view.add_lines, infos)
+
+    def on_log_view_state_changed(self, message: LogView.StateChanged) -> None:
+        self._status()
+
+    # -- following -----------------------------------------------------------------------------------
+
+    def _start_polling(self) -> None:
+        if self._timer is None and self.poll_interval:
+            self._timer = self.set_interval(self.poll_interval, self.poll)
+
+    def _stop_polling(self) -> None:
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+
+    def poll(self) -> Worker[None] | None:
+        """Look at the file once (the timer calls this; tests call it and wait for the worker)."""
+        if not self.indexed:
+            return None
+        return self._poll()
+
+    @work(thread=True, group="poll", exclusive=True)
+    def _poll(self) -> None:
+        growth = self.doc.poll()
+        if not growth.reset and not growth.added and self.doc.index.line_count == self.view.total:
+            return
+        spec, start = self.filter_spec, (0 if growth.reset else self.filtered_upto)
+        matches = self.doc.filter(spec, start) if spec.active else None
+        meaning = self._meaning()
+        if not get_current_worker().is_cancelled:
+            self.app.call_from_thread(self._grew, growth, self.doc.index.line_count, matches, meaning)
+
+    def _grew(
+        self,
+        growth: Growth,
+        total: int,
+        matches: array[int] | None,
+        meaning: Meaning,
+    ) -> None:
+        view = self.view
+        if growth.reset:
+            view.reset(total)
+            self.notify("the log was truncated or replaced: reading it from its new start", timeout=4)
+            if matches is not None:
+                view.set_matches(matches)
+        else:
+            view.grow(total, matches or ())
+        if matches is not None:
+            self.filtered_upto = self.doc.index.complete
+        self._tracked(meaning)
+        self._status()
+
+    def action_toggle_follow(self) -> None:
+        self.follow = not self.follow
+        if self.follow:
+            self._start_polling()
+            self.view.go_last()
+            self.poll()
+        else:
+            self._stop_polling()
+            self.view.tail = False
+        self._status()
+
+    # -- filter ----------------------------------------------------------------------------------------
+
+    def action_filter(self) -> None:
+        from gdnconsole.ui.dialogs.filtersearch import (
+            FilterScreen,  # loads with the first filter, not the first frame
+        )
+
+        self.app.push_screen(FilterScreen(self.filter_spec, sorted(self.doc.ranks)), self.apply_filter)
+
+    def apply_filter(self, spec: FilterSpec | None) -> None:
+        if spec is None:
+            return
+        self.filter_spec = spec
+        self.workers.cancel_group(self, "filter")
+        if not spec.active:
+            self.view.set_matches(None)
+            self._set_busy("")
+            return
+        self._set_busy("filtering 0%")
+        self._filter(spec)
+
+    @work(thread=True, group="filter", exclusive=True)
+    def _filter(self, spec: FilterSpec) -> None:
+        worker = get_current_worker()
+        last = [-1]
+
+        def progress(fraction: float) -> None:
+            percent = int(fraction * 100)
+            if percent != last[0]:
+                last[0] = percent
+                self.app.call_from_thread(self._set_busy, f"filtering {percent}%  (esc stops)")
+
+        upto = self.doc.index.complete
+        matches = self.doc.filter(spec, progress=progress, cancelled=lambda: worker.is_cancelled)
+        if matches is not None and not worker.is_cancelled:
+            self.app.call_from_thread(self._filtered, spec, matches, upto)
+
+    def _filtered(self, spec: FilterSpec, matches: array[int], upto: int) -> None:
+        if spec != self.filter_spec:
+            return
+        self.filtered_upto = upto
+        self.view.set_matches(matches)
+        self._set_busy("")
+
+    def action_cancel(self) -> None:
+        mine = (w for w in self.workers if w.node is self)  # the app's manager holds every pane's workers
+        running = [w for w in mine if w.group in ("filter", "search") and w.is_running]
+        if running:
+            for worker in running:
+                worker.cancel()
+            self._set_busy("stopped")
+        elif self.filter_spec.active:
+            self.apply_filter(FilterSpec())
+
+    # -- search ----------------------------------------------------------------------------------------
+
+    def action_search(self) -> None:
+        from gdnconsole.ui.dialogs.filtersearch import SearchScreen
+
+        self.app.push_screen(SearchScreen(self.search_pattern), self._search_entered)
+
+    def _search_entered(self, pattern: str | None) -> None:
+        if pattern:
+            self.search_pattern = pattern
+            self.action_search_next()
+
+    def action_search_next(self) -> None:
+        self._search_from_cursor(backward=False)
+
+    def action_search_prev(self) -> None:
+        self._search_from_cursor(backward=True)
+
+    def _search_from_cursor(self, *, backward: bool) -> None:
+        line = self.view.cursor_line
+        if not self.search_pattern or line is None:
+            return
+        self._set_busy(f"searching /{self.search_pattern}/")
+        self._search(self.search_pattern, line, backward)
+
+    @work(thread=True, group="search", exclusive=True)
+    def _search(self, pattern: str, line: int, backward: bool) -> None:
+        worker = get_current_worker()
+        found = line
+        while True:
+            hit = self.doc.search(pattern, found, backward=backward, cancelled=lambda: worker.is_cancelled)
+            if hit is None or worker.is_cancelled or self._shown(hit):
+                break
+            found = hit  # hidden by the filter: look further
+        if not worker.is_cancelled:
+            self.app.call_from_thread(self._found, pattern, hit)
+
+    def _shown(self, line: int) -> bool:
+        matches = self.view.matches
+        if matches is None:
+            return True
+        i = bisect_left(matches, line)
+        return i < len(matches) and matches[i] == line
+
+    def _found(self, pattern: str, line: int | None) -> None:
+        self._set_busy("")
+        if line is None:
+            self.notify(f"/{pattern}/ not found", severity="warning", timeout=3)
+            return
+        self.view.go_to_line(line)
+
+    # -- jumps -------------------------------------------------------------------------------------------
+
+    def action_first_error(self) -> None:
+        if self.first_error is None:
+            self.notify("no error in this log" if self.indexed else "still reading the log", timeout=3)
+            return
+        self.view.go_to_line(self.first_error)
+
+    def action_fatal(self) -> None:
+        data = self.timeline_data
+        if data is None or data.fatal is None:
+            self.notify("the last startup has no fatal error", timeout=3)
+            return
+        self.view.go_to_line(data.fatal.line)
+
+    def action_toggle_timeline(self) -> None:
+        self.toggle_class("-no-timeline")
+
+    # -- status ----------------------------------------------------------------------------------------
+
+    def _set_busy(self, busy: str) -> None:
+        self.busy = busy
+        self.timeline.set_status(busy)
+        self._status()
+
+    def _status(self) -> None:
+        view = self.view
+        text = Text()
+        line = view.cursor_line
+        count = view.total
+        if view.preview:
+            text.append(f"last {count} lines (counting lines…)")
+        else:
+            text.append(f"line {'-' if line is None else f'{line + 1:,}'}/{count:,}")
+        if self.follow:
+            if view.tail:
+                text.append("  following", "bold green")
+            else:
+                text.append("  paused", "bold yellow")
+                if view.new_lines:
+                    text.append(f"  +{view.new_lines:,} new lines (end: resume)", "bold yellow")
+        if self.filter_spec.active and view.matches is not None:
+            text.append(f"  filter: {len(view.matches):,} lines")
+            if self.filter_spec.regex:
+                text.append(f" /{self.filter_spec.regex}/")  # a Text: the regex is not markup
+        if self.busy:
+            text.append(f"  {self.busy}", "dim")
+        self.query_one(StatusBar).update(text)

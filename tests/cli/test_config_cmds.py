@@ -1,0 +1,89 @@
+"""`gdnconsole config …` and `gdnconsole hosts`, run as a user would: the installed console script."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+GDNCONSOLE = shutil.which("gdnconsole") or str(Path(__file__).resolve().parents[2] / ".venv/bin/gdnconsole")
+
+
+def run(args: list[str], config: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "GDNCONSOLE_CONFIG": str(config)}
+    return subprocess.run([GDNCONSOLE, *args], env=env, capture_output=True, text=True, timeout=60)
+
+
+def test_config_init_path_and_hosts(tmp_path: Path) -> None:
+    config = tmp_path / "conf" / "hosts.toml"
+    assert run(["config", "path"], config).stdout.strip() == str(config)
+    listed = run(["hosts"], config)
+    assert listed.returncode == 0 and "config init" in listed.stdout
+    init = run(["config", "init"], config)
+    assert init.returncode == 0 and config.exists()
+    again = run(["config", "init"], config)
+    assert again.returncode == 2 and "already exists" in again.stderr and "Traceback" not in again.stderr
+    hosts = run(["hosts"], config)
+    assert hosts.returncode == 0
+    assert "ct129  (ssh root@ct129)" in hosts.stdout
+    assert (
+        "* qwen36-mtp: Qwen/Qwen3.6-27B, tp 2, port 30000, NEXTN (steps 1, topk 1, draft 2)" in hosts.stdout
+    )
+    assert "demo  (local, simulated 2x NVIDIA RTX A6000, SGLang 0.5.11)" in hosts.stdout
+    payload = json.loads(run(["hosts", "--json"], config).stdout)
+    assert [h["name"] for h in payload["hosts"]] == ["ct129", "demo"]
+    assert payload["hosts"][0]["profiles"]["qwen36-mtp"]["speculative"]["num_steps"] == 1
+    assert run(["config", "check"], config).stdout.endswith("ok, 2 hosts, 2 profiles\n")
+
+
+@pytest.mark.parametrize("command", [["hosts"], ["config", "check"], ["demo"]])
+def test_malformed_file_is_one_line_and_exit_2(tmp_path: Path, command: list[str]) -> None:
+    config = tmp_path / "hosts.toml"
+    config.write_text('[hosts.a]\nssh = "x"\n[hosts.a.profiles.p]\nmodel = "m"\ntp = "two"\n')
+    result = run(command, config)
+    assert result.returncode == 2
+    assert result.stderr == (
+        f"gdnconsole: error: {config}:5: hosts.a.profiles.p.tp: "
+        'expected an integer ≥ 1 (tensor-parallel ranks), found "two"\n'
+    )
+    assert result.stdout == ""
+
+
+def test_an_unknown_configured_theme_is_a_config_error(tmp_path: Path) -> None:
+    config = tmp_path / "hosts.toml"
+    config.write_text('[console]\ntheme = "solarized"\n\n[hosts.a]\nlocal = true\n')
+    result = run(["config", "check"], config)
+    assert result.returncode == 2
+    assert result.stderr == (
+        f"gdnconsole: error: {config}:2: console.theme: "
+        "no theme 'solarized' (available: gdn-dark, gdn-high-contrast, gdn-light)\n"
+    )
+
+
+def test_theme_option_lists_the_users_themes_and_exits_2_before_anything_starts(tmp_path: Path) -> None:
+    config = tmp_path / "hosts.toml"
+    (tmp_path / "themes").mkdir()
+    (tmp_path / "themes" / "mine.toml").write_text("not parsed to be listed\n")
+    for args in (["ct129", "--theme", "nope"], ["demo", "--theme", "nope"]):
+        result = run(args, config)
+        assert result.returncode == 2, args
+        assert result.stderr == (
+            "gdnconsole: error: no theme 'nope' (available: gdn-dark, gdn-high-contrast, gdn-light, mine)\n"
+        )
+        assert result.stdout == ""  # the demo server was not started
+
+
+def test_config_check_names_a_bad_key_binding(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from gdnconsole.cli.main import main
+
+    path = tmp_path / "hosts.toml"
+    path.write_text('[hosts.a]\nlocal = true\n\n[keys]\n"dash.promt" = "P"\n')
+    result = CliRunner().invoke(main, ["config", "check"], env={"GDNCONSOLE_CONFIG": str(path)})
+    assert result.exit_code == 2
+    assert f"{path}:5: keys.\"dash.promt\": unknown binding id (did you mean 'dash.prompt'?)" in result.output

@@ -1,0 +1,82 @@
+"""The `gdnconsole` executable's routing: `gdnconsole HOST...` opens the dashboard without click; every
+other command line is click's."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import click
+import pytest
+
+from gdnconsole import entry
+from gdnconsole.cli.main import main
+
+
+def test_the_commands_it_knows_are_the_command_lines() -> None:
+    with click.Context(main) as ctx:
+        assert set(main.list_commands(ctx)) == entry.COMMANDS
+
+
+@pytest.mark.parametrize(
+    ("args", "opens"),
+    [
+        (["ct129"], True),
+        (["ct129", "ct130", "root@10.0.0.7:2222"], True),
+        (["ct129", "status"], True),  # only the first word can be a command
+        ([], False),  # the host picker, or the help off a terminal
+        (["status", "ct129"], False),
+        (["open", "ct129"], False),
+        (["ct129", "--readonly"], False),  # an option anywhere: click parses the line
+        (["--theme", "gdn-light", "ct129"], False),
+        (["-h"], False),
+    ],
+)
+def test_which_command_lines_open_hosts_directly(args: list[str], opens: bool) -> None:
+    assert entry.opens_hosts(args) is opens
+
+
+def python(argv: list[str], config: Path) -> subprocess.CompletedProcess[str]:
+    """Python with these arguments and this hosts file."""
+    env = {**os.environ, "GDNCONSOLE_CONFIG": str(config)}
+    return subprocess.run([sys.executable, *argv], env=env, capture_output=True, text=True, timeout=60)
+
+
+def hosts_file(tmp_path: Path, extra: str = "") -> Path:
+    config = tmp_path / "hosts.toml"
+    config.write_text('[hosts.ct129]\nssh = "root@ct129"\n' + extra)
+    return config
+
+
+def test_a_host_opens_the_dashboard_without_loading_click(tmp_path: Path) -> None:
+    script = (
+        "import sys\n"
+        "import gdnconsole.cli.opener as cli_open, gdnconsole.ui.app as app\n"
+        "cli_open.interactive = lambda: True\n"
+        "app.run_dashboard = lambda hosts, **kw: print([h.name for h in hosts], kw['readonly'])\n"
+        "sys.argv = ['gdnconsole', 'ct129', 'ct129']\n"
+        "from gdnconsole.entry import main\n"
+        "main()\n"
+        "print('click' in sys.modules)\n"
+    )
+    result = python(["-c", script], hosts_file(tmp_path, "\n[console]\nreadonly = true\n"))
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == ["['ct129'] True", "False"]
+
+
+def test_a_bad_host_exits_2_naming_it_as_the_click_path_does(tmp_path: Path) -> None:
+    config = hosts_file(tmp_path)
+    said = f'gdnconsole: error: {config}: "a b" is not a configured host or an ssh target\n'
+    for args in (["a b"], ["--readonly", "a b"]):
+        result = python(["-m", "gdnconsole", *args], config)
+        assert (result.returncode, result.stderr, result.stdout) == (2, said, ""), args
+
+
+def test_no_terminal_exits_2_before_drawing(tmp_path: Path) -> None:
+    result = python(["-m", "gdnconsole", "ct129"], hosts_file(tmp_path))
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr == (
+        "gdnconsole: error: the dashboard needs a terminal; for scripts: `gdnconsole status HOST`\n"
+    )

@@ -1,0 +1,130 @@
+"""`gdnconsole log summarize FILE [--json]` as a user runs it: one JSON object, clear errors, exit codes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from gdnconsole.logs import scan as logscan
+from tests.cli.test_config_cmds import GDNCONSOLE
+from tests.sglang.test_tracker import CRASH_TAIL, CT129_STARTUP, READY_TAIL
+
+KEYS = {
+    "file",
+    "lines",
+    "startups",
+    "stage",
+    "ready",
+    "fatal",
+    "warnings",
+    "ranks",
+    "spec",
+    "gen_throughput",
+    "durations",
+}
+
+
+def summarize(path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [GDNCONSOLE, "log", "summarize", *args, str(path)], capture_output=True, text=True, timeout=60
+    )
+
+
+def test_json_is_exactly_one_object_with_the_documented_keys(tmp_path: Path) -> None:
+    log = tmp_path / "serve.log"
+    log.write_text(CT129_STARTUP + CRASH_TAIL + CT129_STARTUP + READY_TAIL)
+    result = summarize(log, "--json")
+    assert result.returncode == 0 and result.stdout.count("\n") == 1
+    data = json.loads(result.stdout)
+    assert set(data) == KEYS
+    assert data["startups"] == 2 and data["stage"] == "serving" and data["ready"] is True
+    assert data["lines"] == (CT129_STARTUP + CRASH_TAIL + CT129_STARTUP + READY_TAIL).count("\n")
+    assert data["ranks"]["TP0"]["weights_gb"] == 25.64 and data["spec"]["accept_len"] == 1.86
+
+
+def test_fatal_line_numbers_are_one_based(tmp_path: Path) -> None:
+    log = tmp_path / "serve.log"
+    log.write_text(CT129_STARTUP + CRASH_TAIL)
+    data = json.loads(summarize(log, "--json").stdout)
+    fatal = data["fatal"]
+    lines = log.read_text().split("\n")
+    assert lines[fatal["line"] - 1].startswith("Exception: Capture cuda graph failed")
+    assert fatal["rank"] == "TP1" and fatal["stage"] == "graphs" and data["ready"] is False
+
+
+def test_human_output_names_the_fatal_error(tmp_path: Path) -> None:
+    log = tmp_path / "serve.log"
+    log.write_text(CT129_STARTUP + CRASH_TAIL)
+    result = summarize(log)
+    assert result.returncode == 0
+    assert "fatal line" in result.stdout and "Capture cuda graph failed" in result.stdout
+    assert "TP0" in result.stdout and "25.64 GB" in result.stdout
+
+
+def test_invalid_utf8_is_replaced_not_a_crash(tmp_path: Path) -> None:
+    log = tmp_path / "serve.log"
+    log.write_bytes(
+        CT129_STARTUP.encode() + b"[2026-11-30 09:00:47 TP0] bad \xff\xfe bytes\n" + READY_TAIL.encode()
+    )
+    data = json.loads(summarize(log, "--json").stdout)
+    assert data["stage"] == "serving"
+
+
+def test_a_file_without_trailing_newline_counts_its_last_line(tmp_path: Path) -> None:
+    log = tmp_path / "serve.log"
+    log.write_text(READY_TAIL.rstrip("\n"))
+    data = json.loads(summarize(log, "--json").stdout)
+    assert data["lines"] == READY_TAIL.count("\n") and data["gen_throughput"] == 61.2
+
+
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (lambda p: p / "missing.log", "no such file"),
+        (lambda p: p, "is a directory"),
+        (lambda p: (p / "bin.log").write_bytes(b"\x00\x01\x02ELF" * 100) and p / "bin.log", "binary"),
+    ],
+)
+def test_unreadable_inputs_exit_2_with_a_clear_message(tmp_path: Path, make, message: str) -> None:
+    path = make(tmp_path)
+    result = summarize(path, "--json")
+    assert result.returncode == 2 and result.stdout == ""
+    assert message in result.stderr and "Traceback" not in result.stderr
+
+
+def test_the_fast_scan_sees_the_same_story_as_reading_every_line(tmp_path: Path) -> None:
+    """Skipping runs of batch lines must not change the summary (the scan is exact, not sampled)."""
+    serving = "".join(
+        f"[2026-11-30 09:01:{i % 60:02d} TP0] Decode batch, #running-req: 1, #full token: {i}, full token usage: 0.01, "
+        f"mamba num: 1, mamba usage: 0.01, accept len: 1.{i % 10}0, accept rate: 0.80, cuda graph: True, "
+        f"gen throughput (token/s): {i}.00, #queue-req: 0\n"
+        + (
+            f'[2026-11-30 09:01:{i % 60:02d}] INFO:     127.0.0.1:5{i % 9999:04d} - "POST /v1/chat/completions HTTP/1.1" 200 OK\n'
+            if i % 7 == 0
+            else ""
+        )
+        for i in range(1, 8000)
+    )
+    text = (
+        CT129_STARTUP
+        + READY_TAIL
+        + serving
+        + "[2026-11-30 09:02:00] SIGTERM received. signum=None frame=None.\n"
+        + serving
+    )
+    log = tmp_path / "serve.log"
+    log.write_text(text)
+    from gdnconsole.sglang.summary import summary, track
+
+    fast = logscan.scan(log, parallel=False)
+    fast_summary = summary(track(logscan.decoded(fast.records)), file="x", lines=fast.lines)
+    slow_lines = text.split("\n")[:-1]
+    slow_summary = summary(track(enumerate(slow_lines, 1)), file="x", lines=len(slow_lines))
+    assert fast_summary == slow_summary
+    assert len(fast.records) < len(slow_lines) // 10
+    parallel = logscan.scan(log, parallel=True)
+    assert parallel.lines == fast.lines
+    assert summary(track(logscan.decoded(parallel.records)), file="x", lines=parallel.lines) == slow_summary
