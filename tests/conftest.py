@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from gdnconsole.host.journal import JOURNAL_DIR_ENV
 from gdnconsole.host.prompthistory import PROMPTS_DIR_ENV
 from gdnconsole.host.simhome import prepare_home
 
@@ -20,6 +21,12 @@ REAL_LOGS = SHARED / "sglang" / "logs"
 def _prompts_dir(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
     """The prompt panel's history files go to a folder of each test's own, never the user's data dir."""
     monkeypatch.setenv(PROMPTS_DIR_ENV, str(tmp_path_factory.mktemp("prompts")))
+
+
+@pytest.fixture(autouse=True)
+def _journal_dir(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Launch journals too (a prompt's answer is recorded in the running server's attempt)."""
+    monkeypatch.setenv(JOURNAL_DIR_ENV, str(tmp_path_factory.mktemp("journal")))
 
 
 @dataclass

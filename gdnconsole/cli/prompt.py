@@ -1,8 +1,9 @@
 """`gdnconsole prompt HOST "text"`: one test prompt (or a burst of them) against the host's server.
 
 The server is reached as the dashboard reaches it (an SSH local port forward, or directly for a local
-host) with the API key of its command line. Without --json the answer streams to stdout and the figures
-go to stderr; with --json exactly one object is printed. Exit 0 when every answer came.
+host) with the API key of its command line, through the flow the prompt panel uses (``host.prompting``):
+an answer is evidence for VERIFIED, kept in the journal. Without --json the answer streams to stdout and
+the figures go to stderr; with --json exactly one object is printed. Exit 0 when every answer came.
 """
 
 from __future__ import annotations
@@ -10,37 +11,32 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
-from typing import Any
 
 import click
 
-from gdnconsole.chat.burst import BurstResult, burst
-from gdnconsole.chat.client import ChatError, ChatRequest, ChatResult, Timeouts
+from gdnconsole.chat.burst import BurstResult
+from gdnconsole.chat.model import ChatError, ChatRequest, ChatResult, Timeouts
 from gdnconsole.cli.common import EXIT_FAILED, host_named
 from gdnconsole.cli.connect import connected
 from gdnconsole.config.hosts import Host
+from gdnconsole.host import prompting
+from gdnconsole.host.prompting import BurstOutcome
 
 
-async def _ask(host: Host, request: ChatRequest, timeouts: Timeouts, count: int | None, echo: bool) -> Any:
+async def _ask(
+    host: Host, request: ChatRequest, timeouts: Timeouts, count: int | None, echo: bool
+) -> ChatResult | BurstOutcome:
+    def show(field: str, text: str) -> None:
+        if echo:
+            click.echo(click.style(text, dim=True) if field != "content" else text, nl=False)
+
     async with connected(host, probe=False) as session:
         try:
-            client = await session.chat_client(timeouts)
-        except ChatError as exc:
-            return ChatResult(error=str(exc))
-        async with client:
             if count is not None:
-                return await burst(client, request, count)
-
-            def show(field: str, text: str) -> None:
-                if echo:
-                    click.echo(click.style(text, dim=True) if field != "content" else text, nl=False)
-
-            result = await client.chat(request, on_delta=show if request.stream else None)
-            if result.ok and result.accept_length is None:
-                average = await client.accept_length()
-                if average is not None:
-                    result.accept_length, result.accept_source = average, "server"
-            return result
+                return await prompting.ask_burst(session, request, count, timeouts=timeouts)
+            return await prompting.ask(session, request, timeouts=timeouts, on_delta=show)
+        except ChatError as exc:  # nothing to send it to: no server port known, or the link is down
+            return ChatResult(error=str(exc))
 
 
 def _figures(result: ChatResult) -> str:
@@ -110,13 +106,14 @@ def prompt_cmd(
     )
     echo = not as_json and count is None
     outcome = asyncio.run(_ask(host, request, Timeouts(answer=timeout), count, echo))
-    if isinstance(outcome, BurstResult):
-        ok = not outcome.errors
+    if isinstance(outcome, BurstOutcome):
+        table = outcome.result
+        ok = not table.errors
         if as_json:
-            results = [r.to_json() for r in outcome.results]
-            click.echo(json.dumps({"ok": ok, "burst": outcome.to_json(), "results": results}))
+            results = [r.to_json() for r in table.results]
+            click.echo(json.dumps({"ok": ok, "burst": table.to_json(), "results": results}))
         else:
-            _print_burst(outcome)
+            _print_burst(table)
     else:
         ok = outcome.ok
         if as_json:

@@ -267,6 +267,22 @@ def recall_verification(session: HostSession, journal: Journal | None = None) ->
             return
 
 
+def record_verification(session: HostSession, journal: Journal | None = None) -> None:
+    """The session's latest proof (a prompt's answer or failure) into the journal's attempt of the
+    running server, so that a console that did not see the prompt (`status`, another dashboard) knows."""
+    server = session.server
+    pid = server.get("pid") if server is not None else session.launched_pid
+    if pid is None:
+        return
+    journal = _journal(session, journal)
+    for attempt in reversed(journal.attempts()):
+        if attempt.pid == pid:
+            _observe_verification(session, attempt)
+            if attempt.verify is not None:
+                journal.update(attempt)
+            return
+
+
 def _exit_summary(message: Mapping[str, Any]) -> str:
     code = message.get("returncode")
     if isinstance(code, int) and code < 0:

@@ -61,3 +61,39 @@ def test_verified_launch_then_prompts(cli_env: dict[str, str], tmp_path: Path) -
     finally:
         if pid is not None:
             kill_group(pid)
+
+
+def _status(env: dict[str, str]) -> dict[str, object]:
+    done = run(env, "status", "simbox", "--json")
+    assert done.returncode == 0, done.stderr
+    server = json.loads(done.stdout)["server"]
+    assert isinstance(server, dict)
+    return server
+
+
+def test_a_prompt_from_the_cli_is_evidence_for_verified(cli_env: dict[str, str], tmp_path: Path) -> None:
+    """The CLI's prompt goes through the panel's flow: its answer proves the server, and the journal keeps
+    the proof for `status` (a console that sent no prompt itself)."""
+    started = run(cli_env, "launch", "simbox", "--wait", "started", "--json")
+    server_file = tmp_path / "simhome" / ".gdnconsole-server.json"
+    pid = json.loads(server_file.read_text())["pid"] if server_file.exists() else None
+    try:
+        assert started.returncode == 0, started.stderr
+        assert json.loads(started.stdout)["outcome"] == "running"  # left before any verification
+        for _ in range(120):  # the startup takes about 0.5 s at this speed; each look is a new process
+            server = _status(cli_env)
+            if server["ready"]:
+                break
+        assert server["ready"] and server["verified"] is None, server
+
+        one = run(cli_env, "prompt", "simbox", "hi", "--max-tokens", "5", "--json")
+        assert one.returncode == 0 and json.loads(one.stdout)["ok"] is True, one.stderr
+
+        server = _status(cli_env)
+        assert server["verified"] is True and server["verify"]["latency_ms"] > 0, server
+        stopped = run(cli_env, "stop", "simbox", "--json")
+        assert stopped.returncode == 0, stopped.stderr
+        pid = None
+    finally:
+        if pid is not None:
+            kill_group(pid)

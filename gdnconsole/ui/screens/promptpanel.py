@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, ClassVar, Literal
+from typing import ClassVar, Literal
 
 from rich.style import Style
 from rich.text import Text
@@ -21,8 +21,9 @@ from textual.screen import Screen
 from textual.widgets import Static
 from textual.worker import Worker, WorkerState
 
-from gdnconsole.chat.burst import BurstResult, burst
+from gdnconsole.chat.burst import BurstResult
 from gdnconsole.chat.model import ChatError, ChatRequest, ChatResult
+from gdnconsole.host import prompting
 from gdnconsole.host.prompthistory import PromptHistory
 from gdnconsole.host.session import HostSession
 from gdnconsole.sglang.flags import parse_version
@@ -34,9 +35,6 @@ from gdnconsole.ui.widgets.burstview import BurstView
 from gdnconsole.ui.widgets.keybar import KeyBar
 from gdnconsole.ui.widgets.promptform import FormError, PromptForm
 from gdnconsole.ui.widgets.sparkpanel import SparkPanel
-
-if TYPE_CHECKING:
-    from gdnconsole.chat.client import ChatClient
 
 Clock = Callable[[], float]
 TICK_S = 1 / 15  # the streamed answer and the elapsed times repaint this often while a request runs
@@ -296,30 +294,16 @@ class PromptScreen(Screen[None]):
         else:
             self.burst_view.paint(now)
 
-    async def _client(self) -> ChatClient | None:
-        try:
-            return await self.session.chat_client()
-        except ChatError as exc:
-            (self.answer if self.kind == "prompt" else self.burst_view).fail(str(exc))
-            return None
-
     def _delta(self, name: str, text: str) -> None:
         self.answer.delta(name, text, self.clock())
 
     @work(group="prompt", exit_on_error=False)
     async def _run(self, request: ChatRequest) -> None:
-        client = await self._client()
-        if client is None:
-            return
         try:
-            result = await client.chat(request, on_delta=self._delta)
-            if result.ok and result.accept_length is None:
-                average = await client.accept_length()  # this request's own figure is not known
-                if average is not None:
-                    result.accept_length, result.accept_source = average, "server"
-        finally:
-            await client.aclose()
-        self.session.note_prompt(result)
+            result = await prompting.ask(self.session, request, on_delta=self._delta)
+        except ChatError as exc:  # nothing to send it to: no server port known, or the link is down
+            self.answer.fail(str(exc))
+            return
         self.answer.finish(result)
         self._record_run(request, result, False)
 
@@ -328,19 +312,13 @@ class PromptScreen(Screen[None]):
 
     @work(group="prompt", exit_on_error=False)
     async def _burst(self, request: ChatRequest, count: int) -> None:
-        client = await self._client()
-        if client is None:
-            return
         try:
-            result = await burst(client, request, count, on_result=self._one_done)
-            average = await client.accept_length() if result.ok else None
-        except ChatError as exc:  # the model lookup before the burst
+            outcome = await prompting.ask_burst(self.session, request, count, on_result=self._one_done)
+        except ChatError as exc:
             self.burst_view.fail(str(exc))
             return
-        finally:
-            await client.aclose()
-        self.burst_view.show(result, average)
-        self._record_burst(request, result)
+        self.burst_view.show(outcome.result, outcome.accept_length)
+        self._record_burst(request, outcome.result)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker is not self.running or event.state not in (
