@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
+from gdnconsole.errors import ConsoleError
+
 CONNECT_TIMEOUT_S = 5.0
 ANSWER_TIMEOUT_S = 120.0  # no byte for this long means the server will not answer (curl's 30 s was too short)
 HEALTH_TIMEOUT_S = 25.0  # SGLang's own health check waits up to 20 s for the scheduler (FACTS §6)
@@ -95,7 +97,7 @@ def rounded(value: float | None) -> float | None:
     return None if value is None else round(value, 1)
 
 
-class ChatError(Exception):
+class ChatError(ConsoleError):
     """What went wrong with one request, in words for the user; ``status`` when an HTTP answer came."""
 
     def __init__(self, message: str, status: int | None = None) -> None:

@@ -26,6 +26,7 @@ import platformdirs
 
 from gdnconsole.config import tomlpos
 from gdnconsole.config.tomlpos import KeyPath
+from gdnconsole.errors import ConsoleError
 
 CONFIG_ENV = "GDNCONSOLE_CONFIG"
 APP_NAME = "gdnconsole"
@@ -54,7 +55,7 @@ _SSH_TARGET = re.compile(
 )
 
 
-class ConfigError(Exception):
+class ConfigError(ConsoleError):
     """A problem in the hosts file, located precisely enough to fix without reading code."""
 
     def __init__(self, path: Path, line: int | None, key: str, problem: str, hint: str | None = None) -> None:

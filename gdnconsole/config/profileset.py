@@ -13,11 +13,12 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from gdnconsole.config.hosts import Profile
+from gdnconsole.errors import ConsoleError
 
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
 
-class SetError(ValueError):
+class SetError(ConsoleError, ValueError):
     """A ``--set`` that names no field, or a value the field cannot take."""
 
 

@@ -39,6 +39,7 @@ from textual.widgets import Input, Static, TextArea
 
 from gdnconsole.config.hosts import Host
 from gdnconsole.demo.stories import DEFAULT_SPEED, STORIES, Story
+from gdnconsole.errors import ConsoleError
 from gdnconsole.host import foreground, launcher, simulated
 from gdnconsole.host.journal import FINAL_OUTCOMES, Attempt, Journal
 from gdnconsole.host.link import LinkState
@@ -65,7 +66,7 @@ PROBE = ProbeTiming(backoff=(0.25, 0.5, 1.0, 2.0))  # health polling while the s
 CAPTION_LAYER = "demo-caption"
 
 
-class StoryError(Exception):
+class StoryError(ConsoleError):
     """A step did not reach the state it waits for (or the story's script failed)."""
 
 

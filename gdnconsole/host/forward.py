@@ -14,6 +14,8 @@ import contextlib
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from gdnconsole.errors import ConsoleError
+
 if TYPE_CHECKING:  # asyncssh loads with the SSH link, not before (link.py)
     import asyncssh
 
@@ -22,7 +24,7 @@ LISTEN_HOST = "127.0.0.1"
 Destination = tuple[str, int]  # (host as the GPU host sees it, port)
 
 
-class ForwardError(Exception):
+class ForwardError(ConsoleError):
     """The forward could not be opened (no link, or the local port could not be bound)."""
 
 

@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from gdnconsole.config.hosts import Host
+from gdnconsole.errors import ConsoleError
 from gdnconsole.host import simulated
 from gdnconsole.host.link import LinkError, LinkState, SshTarget
 from gdnconsole.host.sshlink import SshLink
@@ -87,7 +88,7 @@ class HostVerdict:
     elapsed_s: float = 0.0
 
 
-class HostCheckError(Exception):
+class HostCheckError(ConsoleError):
     """The check itself could not run (no link, no Python, no SGLang, a timeout)."""
 
 

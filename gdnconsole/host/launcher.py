@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gdnconsole.config.hosts import Profile
+from gdnconsole.errors import ConsoleError
 from gdnconsole.host import gpumem
 from gdnconsole.host.journal import FINAL_OUTCOMES, Attempt, Journal, flag_diff
 from gdnconsole.host.replies import AgentRefused
@@ -48,7 +49,7 @@ STOP_ANSWER_SLACK_S = 30.0  # beyond the grace: SIGKILL and the group's end
 Say = Callable[[str], None]
 
 
-class LaunchRefused(Exception):
+class LaunchRefused(ConsoleError):
     """The launch did not start, and why (a lock, a running server, memory held by others…)."""
 
 

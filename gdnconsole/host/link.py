@@ -22,6 +22,8 @@ from enum import Enum
 from pathlib import Path
 from typing import Any
 
+from gdnconsole.errors import ConsoleError
+
 KEEPALIVE_INTERVAL_S = 2.0  # a dead link is noticed after about interval x (count + 1)
 KEEPALIVE_COUNT_MAX = 2
 CONNECT_TIMEOUT_S = 15.0
@@ -55,7 +57,7 @@ class LinkState(Enum):
     NO_AGENT = "no-agent"  # connected, but the agent could not run (no Python there)
 
 
-class LinkError(Exception):
+class LinkError(ConsoleError):
     """Why a link could not be made; ``state`` says which kind of failure it was."""
 
     def __init__(self, state: LinkState, message: str, fingerprint: str | None = None) -> None:
@@ -69,7 +71,7 @@ class LinkError(Exception):
         return self.state is LinkState.DOWN
 
 
-class AgentExited(Exception):
+class AgentExited(ConsoleError):
     """The agent's process ended while it was being sent its code; ``report`` says how (exit_report)."""
 
     def __init__(self, report: str) -> None:

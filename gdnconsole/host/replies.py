@@ -13,11 +13,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from gdnconsole.errors import ConsoleError
+
 Message = dict[str, Any]
 Progress = Callable[[Message], None]
 
 
-class AgentRefused(Exception):
+class AgentRefused(ConsoleError):
     """The agent answered a request with an error; ``reply`` holds all it said (e.g. who holds the lock)."""
 
     def __init__(self, reply: Message) -> None:
@@ -25,7 +27,7 @@ class AgentRefused(Exception):
         self.reply = reply
 
 
-class LinkLost(Exception):
+class LinkLost(ConsoleError):
     """The link went down before the answer came: whether the request took effect is unknown."""
 
 

@@ -17,6 +17,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from gdnconsole.errors import ConsoleError
+
 FastScan = Callable[[bytes, int, int], tuple[int, list[tuple[int, int, int]]]]
 try:  # built from _linescan.c when a compiler was there at install time (pyproject: optional)
     from gdnconsole.logs import _linescan
@@ -37,7 +39,7 @@ ACCESS = b'HTTP/1.1"'  # ends in a rarely repeated byte: the count skips faster 
 BATCH_FORMS = (b"batch, #", b"batch [", b"batch. #")
 
 
-class LogReadError(Exception):
+class LogReadError(ConsoleError):
     """The file cannot be read as a log (missing, a directory, binary)."""
 
 

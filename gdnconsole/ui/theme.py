@@ -26,6 +26,7 @@ from rich.style import Style
 
 from gdnconsole.config import tomlpos
 from gdnconsole.config.hosts import Config, ConfigError
+from gdnconsole.errors import ConsoleError
 from gdnconsole.sglang.stages import Severity, Stage
 
 if TYPE_CHECKING:
@@ -58,7 +59,7 @@ _TOML_AT = re.compile(r"^(?P<msg>.*?)\s*\(at line (?P<line>\d+), column \d+\)$")
 COLOR_FORMS = 'expected "#RRGGBB", "rgb(R, G, B)" or a colour name'
 
 
-class ThemeError(Exception):
+class ThemeError(ConsoleError):
     """A theme file is missing or malformed: where, and what is wrong."""
 
     def __init__(self, path: Path | str, problem: str, *, line: int | None = None, key: str = "") -> None:
@@ -74,7 +75,7 @@ class ThemeError(Exception):
         return f"{where}:{key} {self.problem}"
 
 
-class UnknownThemeError(Exception):
+class UnknownThemeError(ConsoleError):
     """No theme file of that name, shipped or the user's."""
 
     def __init__(self, name: str, available: list[str]) -> None:

@@ -13,6 +13,7 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Checkbox, Input, Label, Select, TextArea
 
 from gdnconsole.chat.model import ChatRequest
+from gdnconsole.errors import ConsoleError
 
 MAX_TOKENS = 131_072
 MAX_BURST = 512
@@ -70,7 +71,7 @@ PRESETS: tuple[Preset, ...] = (
 PRESET_BY_NAME = {p.name: p for p in PRESETS}
 
 
-class FormError(ValueError):
+class FormError(ConsoleError, ValueError):
     """A field holds something a request cannot take; ``field`` is the widget's id."""
 
     def __init__(self, field: str, message: str) -> None:
