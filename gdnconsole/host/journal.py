@@ -39,7 +39,7 @@ class Attempt:
     stages: dict[str, float] = field(default_factory=dict)  # stage reached -> seconds spent in it
     outcome: Outcome = "running"
     fatal: dict[str, Any] | None = None  # {"line": int | None, "summary": str}
-    rule: dict[str, str] | None = None  # {"id", "message"}: the checker's rule that rejected the launch
+    rule: dict[str, Any] | None = None  # {"id", "flag", "message", "source"}: the rule that rejected it
     warnings: list[str] = field(default_factory=list)
     stage: str = "starting"  # the furthest stage reached
     pid: int | None = None  # of the server's main process, once started

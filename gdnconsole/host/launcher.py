@@ -96,8 +96,9 @@ def owner() -> str:
 # -- the checker -----------------------------------------------------------------------------------
 
 
-def check_rules(session: HostSession, spec: LaunchSpec) -> dict[str, str] | None:
-    """The first rule the argv breaks on this host's SGLang version ({"id", "message"}), or None."""
+def check_rules(session: HostSession, spec: LaunchSpec) -> dict[str, Any] | None:
+    """The first rule the argv breaks on this host's SGLang version, or None: ``{"id", "flag",
+    "message", "source"}`` as the journal keeps it (the flag tells the UI which field to open)."""
     from gdnconsole.sglang import models, rules  # the flag tables load only when a launch is checked
 
     hello = session.hello or {}
@@ -110,7 +111,7 @@ def check_rules(session: HostSession, spec: LaunchSpec) -> dict[str, str] | None
             "message": f"SGLang is not installed for {session.host.python} on this host",
         }
     result = rules.check(
-        list(server_args(spec)),
+        list(spec.args),
         sglang=str(version),
         compute_capability=capability,
         gpus=len(gpus) or None,
@@ -120,17 +121,11 @@ def check_rules(session: HostSession, spec: LaunchSpec) -> dict[str, str] | None
     if result.ok or not result.errors:
         return None
     first = result.errors[0]
-    return {"id": first.id, "message": first.message}
-
-
-def server_args(spec: LaunchSpec) -> Sequence[str]:
-    """The SGLang flags of a spec: what follows ``python -m sglang.launch_server``."""
-    argv = list(spec.argv)
-    return argv[3:] if len(argv) >= 3 and argv[1] == "-m" else argv[1:]
+    return {"id": first.id, "flag": first.flag, "message": first.message, "source": first.source}
 
 
 def _model_of(spec: LaunchSpec) -> str:
-    return flag_value(spec.argv, ("--model-path", "--model")) or ""
+    return flag_value(spec.args, ("--model-path", "--model")) or ""
 
 
 # -- launching -------------------------------------------------------------------------------------

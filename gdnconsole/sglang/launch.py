@@ -22,11 +22,21 @@ SPECULATIVE_FLAGS: dict[str, str] = {
 }
 
 
+SERVER_MODULE = "sglang.launch_server"
+
+
 @dataclass(frozen=True)
 class LaunchSpec:
-    argv: tuple[str, ...]  # starting with the interpreter: ("python3", "-m", "sglang.launch_server", …)
+    """The interpreter and SGLang's flags, kept apart: the rules read ``args``, the host runs ``argv``."""
+
+    python: str
+    args: tuple[str, ...]  # SGLang's flags, what follows ``python -m sglang.launch_server``
     env: dict[str, str] = field(default_factory=dict)
     port: int = 30000
+
+    @property
+    def argv(self) -> tuple[str, ...]:
+        return (self.python, "-m", SERVER_MODULE, *self.args)
 
 
 def server_args(profile: Profile) -> list[str]:
@@ -55,8 +65,7 @@ def flag_value(argv: Sequence[str], names: Sequence[str]) -> str | None:
 
 
 def launch_spec(profile: Profile, python: str = "python3") -> LaunchSpec:
-    argv = (python, "-m", "sglang.launch_server", *server_args(profile))
-    return LaunchSpec(argv=argv, env=dict(profile.env), port=profile.port)
+    return LaunchSpec(python, tuple(server_args(profile)), env=dict(profile.env), port=profile.port)
 
 
 def _number(value: float) -> str:
