@@ -1,0 +1,301 @@
+"""What the agent reports, as typed values: parsed once, at the session's edge.
+
+The agent speaks JSON lines (its module docstring is the protocol). Everything above the session reads
+attributes of these small frozen dataclasses instead of ``.get("…")`` on the agent's dicts, so a field
+that is missing or of the wrong type is decided here, once: a number that is not a number is None, a
+list that is not a list is empty. Nothing here raises on a malformed message: an agent of another
+version, or a damaged line, must not take the console down.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+
+def _int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _float(value: Any) -> float | None:
+    if isinstance(value, bool):
+        return None
+    return float(value) if isinstance(value, int | float) else None
+
+
+def _str(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _strings(value: Any) -> tuple[str, ...]:
+    return tuple(str(word) for word in _list(value))
+
+
+def _env(value: Any) -> dict[str, str] | None:
+    """A process's environment as the agent read it; None when it was not ours to read."""
+    if not isinstance(value, dict):
+        return None
+    return {str(k): str(v) for k, v in value.items()}
+
+
+@dataclass(frozen=True)
+class NvmlSource:
+    """Where the GPU figures come from: "pynvml", "nvidia-smi" or "none", and why not pynvml."""
+
+    source: str = "none"
+    reason: str | None = None
+
+    @classmethod
+    def parse(cls, raw: Any) -> NvmlSource:
+        data = _dict(raw)
+        return cls(source=_str(data.get("source")) or "none", reason=_str(data.get("reason")))
+
+
+@dataclass(frozen=True)
+class GpuProcess:
+    """A process that holds memory on a GPU. ``name`` and ``pgid`` are None for one that is gone."""
+
+    pid: int
+    used_mib: int | None = None
+    name: str | None = None
+    pgid: int | None = None
+
+    @classmethod
+    def parse(cls, raw: Any) -> GpuProcess | None:
+        data = _dict(raw)
+        pid = _int(data.get("pid"))
+        if pid is None:
+            return None
+        return cls(pid, _int(data.get("used_mib")), _str(data.get("name")), _int(data.get("pgid")))
+
+
+@dataclass(frozen=True)
+class Gpu:
+    """One GPU as the hello lists it (identity) or as a sample gives it (identity and figures)."""
+
+    index: int
+    uuid: str | None = None
+    name: str | None = None
+    compute_capability: str | None = None
+    total_mib: int | None = None
+    used_mib: int | None = None
+    free_mib: int | None = None
+    util_pct: int | None = None
+    processes: tuple[GpuProcess, ...] = ()
+    errors: Mapping[str, str] = field(default_factory=dict)  # field -> why it could not be read
+
+    @classmethod
+    def parse(cls, raw: Any, position: int) -> Gpu:
+        data = _dict(raw)
+        capability = data.get("compute_capability")
+        processes = (GpuProcess.parse(p) for p in _list(data.get("processes")))
+        index = _int(data.get("index"))
+        return cls(
+            index=position if index is None else index,
+            uuid=_str(data.get("uuid")),
+            name=_str(data.get("name")),
+            compute_capability=str(capability) if capability not in (None, "") else None,
+            total_mib=_int(data.get("total_mib")),
+            used_mib=_int(data.get("used_mib")),
+            free_mib=_int(data.get("free_mib")),
+            util_pct=_int(data.get("util_pct")),
+            processes=tuple(p for p in processes if p is not None),
+            errors={str(k): str(v) for k, v in _dict(data.get("errors")).items()},
+        )
+
+
+def parse_gpus(raw: Any) -> tuple[Gpu, ...]:
+    return tuple(Gpu.parse(item, n) for n, item in enumerate(_list(raw)))
+
+
+@dataclass(frozen=True)
+class Hello:
+    """The agent's first message: who and what the host is."""
+
+    agent: str | None = None
+    hostname: str | None = None
+    python: str | None = None
+    pid: int | None = None
+    sglang: str | None = None  # the installed SGLang's version; None when it is not installed
+    nvml: NvmlSource = NvmlSource()
+    gpus: tuple[Gpu, ...] = ()
+    boot_time: float | None = None
+    clock_ticks: int | None = None
+
+    @classmethod
+    def parse(cls, raw: Any) -> Hello:
+        data = _dict(raw)
+        return cls(
+            agent=_str(data.get("agent")),
+            hostname=_str(data.get("hostname")),
+            python=_str(data.get("python")),
+            pid=_int(data.get("pid")),
+            sglang=_str(data.get("sglang")) or None,
+            nvml=NvmlSource.parse(data.get("nvml")),
+            gpus=parse_gpus(data.get("gpus")),
+            boot_time=_float(data.get("boot_time")),
+            clock_ticks=_int(data.get("clock_ticks")),
+        )
+
+
+@dataclass(frozen=True)
+class Rank:
+    """A child of an SGLang server: a scheduler (``sglang::scheduler_TP1``) or another helper process."""
+
+    pid: int
+    ppid: int | None = None
+    pgid: int | None = None
+    title: str | None = None  # the process title, ``sglang::scheduler_TP1``
+    rank: str | None = None  # ``TP1``, ``DP0 TP1``…; None for a helper that is no rank
+    start_time: float | None = None
+    cmdline: tuple[str, ...] = ()
+
+    @classmethod
+    def parse(cls, raw: Any) -> Rank | None:
+        data = _dict(raw)
+        pid = _int(data.get("pid"))
+        if pid is None:
+            return None
+        return cls(
+            pid=pid,
+            ppid=_int(data.get("ppid")),
+            pgid=_int(data.get("pgid")),
+            title=_str(data.get("title")),
+            rank=_str(data.get("rank")),
+            start_time=_float(data.get("start_time")),
+            cmdline=_strings(data.get("cmdline")),
+        )
+
+
+def parse_ranks(raw: Any) -> tuple[Rank, ...]:
+    ranks = (Rank.parse(item) for item in _list(raw))
+    return tuple(r for r in ranks if r is not None)
+
+
+@dataclass(frozen=True)
+class Server:
+    """An SGLang server process on the host (``launch_server`` or ``sglang serve``) and its ranks."""
+
+    pid: int
+    pgid: int | None = None
+    sid: int | None = None
+    ppid: int | None = None
+    start_time: float = 0.0
+    cmdline: tuple[str, ...] = ()
+    port: int | None = None
+    host: str | None = None  # the address it binds
+    cwd: str | None = None
+    env: Mapping[str, str] | None = None  # CUDA_VISIBLE_DEVICES and SGLANG_*; None: not ours to read
+    children: tuple[Rank, ...] = ()
+
+    @classmethod
+    def parse(cls, raw: Any) -> Server | None:
+        data = _dict(raw)
+        pid = _int(data.get("pid"))
+        if pid is None:
+            return None
+        return cls(
+            pid=pid,
+            pgid=_int(data.get("pgid")),
+            sid=_int(data.get("sid")),
+            ppid=_int(data.get("ppid")),
+            start_time=_float(data.get("start_time")) or 0.0,
+            cmdline=_strings(data.get("cmdline")),
+            port=_int(data.get("port")),
+            host=_str(data.get("host")),
+            cwd=_str(data.get("cwd")),
+            env=_env(data.get("env")),
+            children=parse_ranks(data.get("children")),
+        )
+
+
+def parse_servers(raw: Any) -> tuple[Server, ...]:
+    servers = (Server.parse(item) for item in _list(raw))
+    return tuple(s for s in servers if s is not None)
+
+
+@dataclass(frozen=True)
+class ServerRecord:
+    """The server this console launched or adopted, as the pid file beside the log records it."""
+
+    pid: int
+    pgid: int | None = None
+    start_time: float | None = None
+    argv: tuple[str, ...] = ()
+    env: Mapping[str, str] = field(default_factory=dict)
+    cwd: str | None = None
+    log: str | None = None
+    owner: str | None = None
+    time: float | None = None
+    adopted: bool = False
+
+    @classmethod
+    def parse(cls, raw: Any) -> ServerRecord | None:
+        data = _dict(raw)
+        pid = _int(data.get("pid"))
+        if pid is None:
+            return None
+        return cls(
+            pid=pid,
+            pgid=_int(data.get("pgid")),
+            start_time=_float(data.get("start_time")),
+            argv=_strings(data.get("argv")),
+            env=_env(data.get("env")) or {},
+            cwd=_str(data.get("cwd")),
+            log=_str(data.get("log")),
+            owner=_str(data.get("owner")),
+            time=_float(data.get("time")),
+            adopted=data.get("adopted") is True,
+        )
+
+
+@dataclass(frozen=True)
+class ServerExit:
+    """A launched, adopted or pid-file server is gone. ``returncode`` only for a server this agent
+    started (negative: the signal)."""
+
+    pid: int
+    pgid: int | None = None
+    returncode: int | None = None
+    t: float | None = None
+
+    @classmethod
+    def parse(cls, raw: Any) -> ServerExit | None:
+        data = _dict(raw)
+        pid = _int(data.get("pid"))
+        if pid is None:
+            return None
+        return cls(pid, _int(data.get("pgid")), _int(data.get("returncode")), _float(data.get("t")))
+
+
+@dataclass(frozen=True)
+class HostFacts:
+    """What SGLang's rules need to know of the host (None: the agent has not said): one object per
+    session, read by the flag form, `check --host` and the launcher alike."""
+
+    sglang: str | None = None
+    compute_capability: str | None = None  # of the first GPU that reports one
+    gpus: int | None = None
+
+    @classmethod
+    def of(cls, hello: Hello | None, gpus: tuple[Gpu, ...]) -> HostFacts:
+        listed = gpus or (hello.gpus if hello is not None else ())
+        capability = next((g.compute_capability for g in listed if g.compute_capability), None)
+        return cls(hello.sglang if hello is not None else None, capability, len(listed) or None)
+
+    def describe(self) -> str:
+        parts = [f"SGLang {self.sglang}" if self.sglang else "SGLang unknown"]
+        if self.compute_capability:
+            parts.append(f"SM {self.compute_capability}")
+        if self.gpus:
+            parts.append(f"{self.gpus} GPU{'s' if self.gpus > 1 else ''}")
+        return ", ".join(parts)
