@@ -3,12 +3,13 @@ and figures are data, never markup, so they cannot take colours from CSS variabl
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from rich.style import Style
 from rich.text import Text
 from textual.app import App
+from textual.theme import Theme
 from textual.widget import Widget
 
 from gdnconsole.logs.textsafe import visible
@@ -16,9 +17,12 @@ from gdnconsole.logs.textsafe import visible
 
 @dataclass(frozen=True)
 class Tones:
-    good: Style
-    bad: Style
-    warn: Style
+    good: Style  # a verdict: bold, in the theme's success colour
+    bad: Style  # bold, error
+    warn: Style  # bold, warning
+    success: Style  # the same three colours as they are, for text that is not a verdict (a diff's lines)
+    error: Style
+    warning: Style
     accent: Style
     primary: Style
     value: Style  # a figure
@@ -27,18 +31,32 @@ class Tones:
 
     @classmethod
     def of(cls, app: App[object]) -> Tones:
-        colours = app.theme_variables
+        """The styles of the app's theme: its CSS variables once the app has styled itself, else the same
+        colours computed from its theme now."""
+        return cls._of(app.theme_variables or app.current_theme.to_color_system().generate())
 
-        def colour(name: str, fallback: str) -> Style:
-            return Style(color=colours.get(name, fallback))
+    @classmethod
+    def of_theme(cls, theme: Theme) -> Tones:
+        """The styles of a theme, without an app (for text built outside one, and tests)."""
+        return cls._of(theme.to_color_system().generate())
 
+    @classmethod
+    def _of(cls, colours: Mapping[str, str]) -> Tones:
+        # Every colour is the theme's own: Textual derives each of these variables from every theme.
+        def colour(name: str) -> Style:
+            return Style(color=colours[name])
+
+        bold = Style(bold=True)
         return cls(
-            good=colour("success", "green") + Style(bold=True),
-            bad=colour("error", "red") + Style(bold=True),
-            warn=colour("warning", "yellow") + Style(bold=True),
-            accent=colour("accent", "yellow"),
-            primary=colour("primary", "blue"),
-            value=colour("foreground", "white") + Style(bold=True),
+            good=colour("success") + bold,
+            bad=colour("error") + bold,
+            warn=colour("warning") + bold,
+            success=colour("success"),
+            error=colour("error"),
+            warning=colour("warning"),
+            accent=colour("accent"),
+            primary=colour("primary"),
+            value=colour("foreground") + bold,
             label=Style(dim=True),
             muted=Style(dim=True),
         )

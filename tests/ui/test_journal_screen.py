@@ -8,9 +8,11 @@ from pathlib import Path
 from textual.widgets import DataTable, Static
 
 from gdnconsole.host.journal import Attempt, Journal
+from gdnconsole.ui import theme
 from gdnconsole.ui.screens.flagform import FlagFormScreen
 from gdnconsole.ui.screens.journal import JournalScreen
 from gdnconsole.ui.screens.launchcontrol import Progress, progress_text
+from gdnconsole.ui.tones import Tones
 from tests.ui.conftest import settle
 from tests.ui.dashboard_helpers import CLOCK, SIZE, until
 from tests.ui.form_helpers import form_app, form_session, hosts_file
@@ -118,5 +120,6 @@ async def test_journal_attempt_loads_into_the_form(tmp_path: Path) -> None:
 
 def test_progress_line_shows_the_launchers_words() -> None:
     phase = "waiting for GPU memory to be released: GPU 0 31480 MiB, GPU 1 30990 MiB"
-    text = progress_text(Progress("relaunch", phase, CLOCK - 12), CLOCK).plain
+    tones = Tones.of_theme(theme.load()[0])
+    text = progress_text(Progress("relaunch", phase, CLOCK - 12), CLOCK, tones).plain
     assert text == f"◐ relaunch: {phase} 12s"

@@ -1,11 +1,12 @@
 """Yes/no dialogs: stop and relaunch (what will be stopped, and the flags that change), discarding
 unsaved edits, opening the form on a rejected flag. The body is built by pure functions; the screen
-only shows it and returns the answer."""
+only shows it (painted again in a new theme's colours) and returns the answer."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import ClassVar
+from collections.abc import Callable, Sequence
+from functools import partial
+from typing import ClassVar, TypeAlias
 
 from rich.style import Style
 from rich.text import Text
@@ -17,11 +18,13 @@ from textual.widgets import Button, Static
 
 from gdnconsole.host.launcher import StopPlan
 from gdnconsole.ui.models.timefmt import duration
+from gdnconsole.ui.tones import Tones
 
-# flag_diff's marks: "+" added, "-" removed, "~" changed.
-CHANGED = {"+": Style(color="green"), "-": Style(color="red"), "~": Style(color="yellow")}
 DIM = Style(dim=True)
 BOLD = Style(bold=True)
+
+# A section's body: text, or text in the theme's colours (built again when the theme changes).
+Body: TypeAlias = Text | Callable[[Tones], Text]
 
 
 def plan_text(plan: StopPlan, grace_s: float) -> Text:
@@ -46,14 +49,16 @@ def plan_text(plan: StopPlan, grace_s: float) -> Text:
     return out
 
 
-def diff_text(diff: Sequence[str]) -> Text:
-    """The flag diff, one change a line, coloured by its mark."""
+def diff_text(diff: Sequence[str], tones: Tones) -> Text:
+    """The flag diff, one change a line, coloured by flag_diff's mark: "+" added, "-" removed, "~"
+    changed."""
     out = Text()
     if not diff:
         out.append("the same flags and environment as the running server", DIM)
         return out
+    marks = {"+": tones.success, "-": tones.error, "~": tones.warning}
     for n, line in enumerate(diff):
-        style = CHANGED.get(line[:1], Style())
+        style = marks.get(line[:1], Style())
         out.append(("\n" if n else "") + line, style)
     return out
 
@@ -82,7 +87,7 @@ class ConfirmScreen(ModalScreen[bool]):
     def __init__(
         self,
         title: str,
-        sections: Sequence[tuple[str, Text]] = (),
+        sections: Sequence[tuple[str, Body]] = (),
         *,
         yes: str = "Yes",
         no: str = "No",
@@ -99,16 +104,24 @@ class ConfirmScreen(ModalScreen[bool]):
         with Vertical():
             yield Static(Text(self.title_text), id="confirm-title")
             with VerticalScroll():
-                for heading, body in self.sections:
+                tones = Tones.of(self.app)
+                for n, (heading, body) in enumerate(self.sections):
                     if heading:
                         yield Static(Text(heading), classes="confirm-heading")
-                    yield Static(body)
+                    yield Static(body if isinstance(body, Text) else body(tones), id=f"confirm-body-{n}")
             with Horizontal():
                 yield Button(f"{self.yes} (y)", id="confirm-yes", variant="warning")
                 yield Button(f"{self.no} (n)", id="confirm-no", variant="primary")
 
     def on_mount(self) -> None:
         self.query_one("#confirm-no", Button).focus()  # the safe answer is the default
+        self.app.theme_changed_signal.subscribe(self, self._theme_changed)
+
+    def _theme_changed(self, _theme: object) -> None:
+        tones = Tones.of(self.app)
+        for n, (_heading, body) in enumerate(self.sections):
+            if not isinstance(body, Text):
+                self.query_one(f"#confirm-body-{n}", Static).update(body(tones))
 
     def action_answer(self, yes: bool) -> None:
         self.dismiss(yes)
@@ -133,7 +146,7 @@ def relaunch_dialog(
 ) -> ConfirmScreen:
     return ConfirmScreen(
         f"Relaunch SGLang on {host} with profile {profile}?",
-        [("what will be stopped", plan_text(plan, grace_s)), ("flags that change", diff_text(diff))],
+        [("what will be stopped", plan_text(plan, grace_s)), ("flags that change", partial(diff_text, diff))],
         yes="Relaunch",
         no="Cancel",
         dialog_id="confirm-relaunch",

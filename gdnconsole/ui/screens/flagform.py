@@ -3,7 +3,8 @@
 Every change re-derives the profile from the typed text (``formmodel``), shows the exact command line at
 once, and, after a short pause in typing, runs our SGLang rules for the host's version on it: an error is
 shown on the field it concerns. Nothing typed is ever reset; the hosts file is only touched by Save.
-Saving and the host's own check are I/O and run in workers; the rules are pure and fast.
+Saving and the host's own check are I/O and run in workers; the rules are pure and fast. The text is
+painted in the theme's colours, and again when the theme changes.
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ from gdnconsole.ui.models.formmodel import (
     parse,
     values_of,
 )
+from gdnconsole.ui.tones import Tones
 from gdnconsole.ui.widgets.keybar import KeyBar
 
 if TYPE_CHECKING:
@@ -51,7 +53,6 @@ if TYPE_CHECKING:
 DEBOUNCE_S = 0.2  # rules run once typing pauses this long
 HOST_CHECK_TIMEOUT_S = 60.0
 SHORT = 30  # rows below which the buttons give their place to the form (the footer has the same keys)
-ERROR = Style(color="red", bold=True)
 DIM = Style(dim=True)
 
 # (field, label, placeholder): the placeholder says which flag it is and what SGLang does when empty.
@@ -196,6 +197,7 @@ class FlagFormScreen(Screen[FormResult]):
         self._fill(self.base)
         self._changed()
         self._run_rules()  # the first verdict without waiting
+        self.app.theme_changed_signal.subscribe(self, self._theme_changed)
         target = f"#ff-{self.focus_field}" if self.focus_field in FIELD_NAMES else "#ff-model"
         self.query_one(target).focus()
 
@@ -295,15 +297,19 @@ class FlagFormScreen(Screen[FormResult]):
         return tuple(server_args(profile)) if profile is not None else None
 
     def _paint(self) -> None:
-        self._paint_state()
-        self._paint_fields()
-        self._paint_command()
-        self._paint_findings()
-        self._paint_verdicts()
+        tones = Tones.of(self.app)
+        self._paint_state(tones)
+        self._paint_fields(tones)
+        self._paint_command(tones)
+        self._paint_findings(tones)
+        self._paint_verdicts(tones)
 
-    def _paint_state(self) -> None:
+    def _theme_changed(self, _theme: object) -> None:
+        self._paint()
+
+    def _paint_state(self, tones: Tones) -> None:
         out = Text(f"{self.facts.describe()} · ", DIM)
-        out.append("● unsaved changes" if self.dirty else "saved", ERROR if self.dirty else DIM)
+        out.append("● unsaved changes" if self.dirty else "saved", tones.bad if self.dirty else DIM)
         self.query_one("#ff-state", Static).update(out)
 
     def _rule_errors(self) -> dict[str, list[Finding]]:
@@ -311,48 +317,48 @@ class FlagFormScreen(Screen[FormResult]):
             return {}
         return flagcheck.findings_by_field(self.result.errors)
 
-    def _paint_fields(self) -> None:
+    def _paint_fields(self, tones: Tones) -> None:
         by_field = self._rule_errors()
         for name in FIELD_NAMES:
             problem = self.parsed.errors.get(name)
             if problem:
-                text = Text(f"✖ {problem}", ERROR)
+                text = Text(f"✖ {problem}", tones.bad)
             else:
-                text = Text("\n").join(flagcheck.finding_text(f) for f in by_field.get(name, []))
+                text = Text("\n").join(flagcheck.finding_text(f, tones) for f in by_field.get(name, []))
             self.query_one(f"#ff-err-{name}", Static).update(text)
             self.query_one(f"#ff-err-{name}").set_class(bool(text), "-shown")
             self.query_one(f"#ff-row-{name}").set_class(bool(text), "-invalid")
         parsed = Text(f"→ {len(self.parsed.args)} argument{'s' if len(self.parsed.args) != 1 else ''}: ")
         for arg in self.parsed.args:
             parsed.append("‹")
-            parsed.append(arg, Style(color="cyan"))
+            parsed.append(arg, tones.primary)
             parsed.append("› ")
         self.query_one("#ff-args-parsed", Static).update(parsed)
 
-    def _paint_command(self) -> None:
+    def _paint_command(self, tones: Tones) -> None:
         profile = self.parsed.profile
         if profile is None:
-            text = Text("fix the marked fields to see the command line", ERROR)
+            text = Text("fix the marked fields to see the command line", tones.bad)
         else:
             text = Text("$ ", DIM)
             text.append(command_text(launch_spec(profile, self.session.host.python)))
         self.query_one("#ff-command", Static).update(text)
 
-    def _paint_findings(self) -> None:
+    def _paint_findings(self, tones: Tones) -> None:
         lines: list[Text] = []
         if self.result is not None and self.checked == self._current_argv():
-            lines += [flagcheck.finding_text(f) for f in self._rule_errors().get("", [])]
-            lines += [flagcheck.finding_text(f) for f in self.result.notices]
+            lines += [flagcheck.finding_text(f, tones) for f in self._rule_errors().get("", [])]
+            lines += [flagcheck.finding_text(f, tones) for f in self.result.notices]
         self.query_one("#ff-findings", Static).update(Text("\n").join(lines))
 
-    def _paint_verdicts(self) -> None:
+    def _paint_verdicts(self, tones: Tones) -> None:
         current = self._current_argv()
         result = self.result if self.checked == current else None
-        ours = flagcheck.our_verdict(result, self.facts, invalid=current is None)
+        ours = flagcheck.our_verdict(result, self.facts, tones, invalid=current is None)
         stale = self.verdict is not None and self.verdict_argv != current
-        theirs = flagcheck.host_verdict_text(self.verdict, self.host_running, stale)
+        theirs = flagcheck.host_verdict_text(self.verdict, self.host_running, stale, tones)
         lines = [ours, theirs]
-        disagree = flagcheck.disagreement(self.result, self.verdict) if not stale else None
+        disagree = flagcheck.disagreement(self.result, self.verdict, tones) if not stale else None
         if disagree is not None:
             lines.append(disagree)
         self.query_one("#ff-verdicts", Static).update(Text("\n").join(lines))
@@ -469,7 +475,7 @@ class FlagFormScreen(Screen[FormResult]):
         from gdnconsole.host.hostcheck import check_on_host
 
         self.host_running = True
-        self._paint_verdicts()
+        self._paint_verdicts(Tones.of(self.app))
         ssh = self.session.ssh_target
         try:
             verdict = await check_on_host(
@@ -481,7 +487,7 @@ class FlagFormScreen(Screen[FormResult]):
         finally:
             self.host_running = False
         self.verdict, self.verdict_argv = verdict, argv
-        self._paint_verdicts()
+        self._paint_verdicts(Tones.of(self.app))
 
     def action_launch(self) -> None:
         profile = self._valid_profile()

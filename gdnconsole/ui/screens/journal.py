@@ -1,7 +1,8 @@
 """The launch journal of one host (`j`): every attempt in a table, the selected one's argv, env and diff.
 
 Reading the journal file and writing the Markdown export are I/O: both run in thread workers. Re-run and
-"load into the form" close the screen and tell the dashboard what to do.
+"load into the form" close the screen and tell the dashboard what to do. Outcomes are coloured in the
+theme's tones, painted again when the theme changes.
 """
 
 from __future__ import annotations
@@ -27,19 +28,10 @@ from gdnconsole.sglang.launch import launch_spec, restore_secrets
 from gdnconsole.ui.dialogs.confirm import diff_text
 from gdnconsole.ui.models.formmodel import profile_from_argv
 from gdnconsole.ui.models.textfit import hanging
+from gdnconsole.ui.tones import Tones
 from gdnconsole.ui.widgets.keybar import KeyBar
 
-OUTCOME_STYLES: dict[str, Style] = {
-    "verified": Style(color="green", bold=True),
-    "ready": Style(color="green"),
-    "crashed": Style(color="red", bold=True),
-    "rejected": Style(color="red"),
-    "timeout": Style(color="yellow", bold=True),
-    "stopped": Style(dim=True),
-    "running": Style(color="cyan"),
-}
 DIM = Style(dim=True)
-BAD = Style(color="red")
 COLUMNS = ("#", "time", "profile", "outcome", "reached", "fatal / rule")
 LABEL_WIDTH = 6  # "argv  ", "stage "…
 CELL_PADDING = 2  # DataTable's, one cell either side of each column
@@ -51,6 +43,20 @@ class JournalResult:
 
     action: Literal["rerun", "form"]
     profile: Profile
+
+
+def outcome_style(outcome: str, tones: Tones) -> Style:
+    """Verified and crashed bold, ready and rejected not; a timeout is a warning, a stop nothing to see."""
+    styles = {
+        "verified": tones.good,
+        "ready": tones.success,
+        "crashed": tones.bad,
+        "rejected": tones.error,
+        "timeout": tones.warn,
+        "stopped": DIM,
+        "running": tones.primary,
+    }
+    return styles.get(outcome, Style())
 
 
 def reached_text(attempt: Attempt) -> Text:
@@ -65,22 +71,22 @@ def stages_text(attempt: Attempt) -> Text:
     return out if out.plain else Text(attempt.stage, DIM)
 
 
-def cause_text(attempt: Attempt) -> Text:
+def cause_text(attempt: Attempt, tones: Tones) -> Text:
     """The rule that rejected it, else the fatal summary with its log line."""
     rule, fatal = attempt.rule, attempt.fatal
     if rule:
-        return Text(f"rule {rule.get('id', '?')}: {rule.get('message', '')}", BAD)
+        return Text(f"rule {rule.get('id', '?')}: {rule.get('message', '')}", tones.error)
     if fatal:
         line = fatal.get("line")
-        return Text((f"L{line}: " if line else "") + str(fatal.get("summary", "")), BAD)
-    return Text("; ".join(attempt.warnings), Style(color="yellow")) if attempt.warnings else Text("")
+        return Text((f"L{line}: " if line else "") + str(fatal.get("summary", "")), tones.error)
+    return Text("; ".join(attempt.warnings), tones.warning) if attempt.warnings else Text("")
 
 
-def attempt_row(attempt: Attempt) -> tuple[Text, ...]:
+def attempt_row(attempt: Attempt, tones: Tones) -> tuple[Text, ...]:
     when = time.strftime("%m-%d %H:%M:%S", time.localtime(attempt.time))
-    outcome = Text(attempt.outcome, OUTCOME_STYLES.get(attempt.outcome, Style()))
+    outcome = Text(attempt.outcome, outcome_style(attempt.outcome, tones))
     cells = (str(attempt.number), when, attempt.profile)
-    return (*(Text(c) for c in cells), outcome, reached_text(attempt), cause_text(attempt))
+    return (*(Text(c) for c in cells), outcome, reached_text(attempt), cause_text(attempt, tones))
 
 
 def fitted_rows(rows: list[tuple[Text, ...]], width: int) -> list[tuple[Text, ...]]:
@@ -99,18 +105,21 @@ def fitted_rows(rows: list[tuple[Text, ...]], width: int) -> list[tuple[Text, ..
     return fitted
 
 
-def detail_text(attempt: Attempt, width: int) -> Text:
+def detail_text(attempt: Attempt, width: int, tones: Tones) -> Text:
     """The attempt's exact command, environment, stages and changes against the attempt before it, each
     value wrapped to ``width`` under its own start (the labels stay a column apart)."""
     out = Text(f"attempt {attempt.number} · profile {attempt.profile} · ", Style(bold=True))
-    out.append(attempt.outcome, OUTCOME_STYLES.get(attempt.outcome, Style()))
+    out.append(attempt.outcome, outcome_style(attempt.outcome, tones))
     env = " ".join(f"{k}={shlex.quote(v)}" for k, v in attempt.env.items())
     fields = [
         ("argv", Text(shlex.join(attempt.argv))),
         ("env", Text(env) if env else Text("(none)", DIM)),
         ("stage", stages_text(attempt)),
-        ("diff", diff_text(attempt.diff) if attempt.diff else Text("(first attempt, or no change)", DIM)),
-        *(("warn", Text(warning, Style(color="yellow"))) for warning in attempt.warnings),
+        (
+            "diff",
+            diff_text(attempt.diff, tones) if attempt.diff else Text("(first attempt, or no change)", DIM),
+        ),
+        *(("warn", Text(warning, tones.warning)) for warning in attempt.warnings),
     ]
     for label, value in fields:
         # Each line of a value (a diff has several) starts in the value's column.
@@ -156,7 +165,12 @@ class JournalScreen(Screen[JournalResult | None]):
 
     def on_mount(self) -> None:
         self.query_one(DataTable).add_columns(*COLUMNS)
+        self.app.theme_changed_signal.subscribe(self, self._theme_changed)
         self.load()
+
+    def _theme_changed(self, _theme: object) -> None:
+        if self.attempts:
+            self._fill(self.query_one(DataTable).cursor_row)  # the rows and the detail, in the new colours
 
     @work(thread=True, exclusive=True, group="journal-read")
     def load(self) -> None:
@@ -173,7 +187,8 @@ class JournalScreen(Screen[JournalResult | None]):
         table = self.query_one(DataTable)
         table.clear()
         self._filled_width = table.scrollable_content_region.width or self.app.size.width
-        rows = fitted_rows([attempt_row(a) for a in self.attempts], self._filled_width)
+        tones = Tones.of(self.app)
+        rows = fitted_rows([attempt_row(a, tones) for a in self.attempts], self._filled_width)
         for attempt, cells in zip(self.attempts, rows, strict=True):
             table.add_row(*cells, key=str(attempt.number))
         if 0 <= row < len(self.attempts):
@@ -202,7 +217,7 @@ class JournalScreen(Screen[JournalResult | None]):
         if 0 <= row < len(self.attempts):
             detail = self.query_one("#journal-argv", Static)
             width = detail.content_region.width or self.app.size.width - 2
-            detail.update(detail_text(self.attempts[row], width))
+            detail.update(detail_text(self.attempts[row], width, Tones.of(self.app)))
 
     def _profile_of(self, attempt: Attempt) -> Profile:
         base = self.base or Profile(name=attempt.profile, model="")

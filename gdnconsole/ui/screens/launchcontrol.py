@@ -26,13 +26,11 @@ from gdnconsole.ui.dialogs.confirm import ConfirmScreen, relaunch_dialog, stop_d
 from gdnconsole.ui.models import flagcheck
 from gdnconsole.ui.models.formmodel import field_of
 from gdnconsole.ui.models.timefmt import duration
+from gdnconsole.ui.tones import Tones
 
 VERIFY_WAIT_S = 300.0  # the verification prompt's own timeout ends it sooner
 
 STOP_GRACE_S = 30.0
-BUSY = Style(color="yellow", bold=True)
-BAD = Style(color="red", bold=True)
-GOOD = Style(color="green", bold=True)
 
 OpenForm = Callable[[int, Profile, str | None], None]  # host index, profile, field to focus
 
@@ -46,19 +44,19 @@ class Progress:
     started: float
 
 
-def progress_text(progress: Progress, now: float) -> Text:
+def progress_text(progress: Progress, now: float, tones: Tones) -> Text:
     """``◐ relaunch: waiting for GPU memory to be released: GPU 0 31480 MiB, GPU 1 30990 MiB 12s``."""
-    out = Text(f"◐ {progress.action}: ", BUSY)
+    out = Text(f"◐ {progress.action}: ", tones.warn)
     out.append(progress.phase)
     out.append(f" {duration(now - progress.started)}", Style(dim=True))
     return out
 
 
-def outcome_text(attempt: Attempt) -> Text:
+def outcome_text(attempt: Attempt, tones: Tones) -> Text:
     """How the last attempt ended, for the status bar."""
     if attempt.outcome in ("ready", "verified"):
-        return Text(f"✔ attempt {attempt.number} {attempt.outcome}", GOOD)
-    out = Text(f"✖ attempt {attempt.number} {attempt.outcome}", BAD)
+        return Text(f"✔ attempt {attempt.number} {attempt.outcome}", tones.good)
+    out = Text(f"✖ attempt {attempt.number} {attempt.outcome}", tones.bad)
     if attempt.rule:
         out.append(f": {attempt.rule.get('message', '')}")
     elif attempt.fatal:
@@ -89,12 +87,14 @@ class LaunchControl:
         self.last: dict[int, Attempt] = {}
 
     def note(self, index: int) -> Text | None:
-        """What the status bar says about launching: the action in flight, else the last outcome."""
+        """What the status bar says about launching: the action in flight, else the last outcome (in the
+        theme's colours: the dashboard asks again every tick, so a new theme shows within one)."""
+        tones = Tones.of(self.screen.app)
         progress = self.progress.get(index)
         if progress is not None:
-            return progress_text(progress, self.clock())
+            return progress_text(progress, self.clock(), tones)
         last = self.last.get(index)
-        return outcome_text(last) if last is not None else None
+        return outcome_text(last, tones) if last is not None else None
 
     def _busy(self, index: int) -> bool:
         progress = self.progress.get(index)
@@ -283,7 +283,7 @@ class LaunchControl:
         if attempt.outcome == "rejected":
             self._offer_form(index, profile, attempt)
         elif attempt.outcome not in ("ready", "verified", "crashed"):  # those are the alerts' (alerts.py)
-            self._alarm(index, outcome_text(attempt).plain)
+            self._alarm(index, outcome_text(attempt, Tones.of(self.screen.app)).plain)
 
     def _verified(self, index: int, attempt: Attempt) -> None:
         """VERIFIED or VERIFY FAILED: the status bar's outcome (the alerts say it, alerts.py)."""

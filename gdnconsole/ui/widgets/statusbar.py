@@ -1,7 +1,10 @@
 """One host in one line: the status bar above its GPUs, and its row in the overview of every open host.
 
 Built from a HostSession's state and a clock (uptime and "down since" depend on the time; tests pass a
-fixed one). Everything that comes from the host is appended as plain text, never parsed as markup.
+fixed one). Everything that comes from the host is appended as plain text, never parsed as markup. The
+colours are those of the log palette that the dashboard shares (and the app changes in place with the
+theme), as in the stage timeline beside the log: good in the ready stage's colour, bad in the error
+severity's, waiting in the warning severity's.
 """
 
 from __future__ import annotations
@@ -22,35 +25,44 @@ from gdnconsole.ui.theme import LogPalette
 
 Clock = Callable[[], float]
 SEP = " │ "
+BOLD = Style(bold=True)
 
-GOOD = Style(color="green", bold=True)
-BAD = Style(color="red", bold=True)
-WAIT = Style(color="yellow", bold=True)
+
+def good(palette: LogPalette) -> Style:
+    return palette.stages[Stage.READY] + BOLD
+
+
+def bad(palette: LogPalette) -> Style:
+    return palette.severities[Severity.ERROR] + BOLD
+
+
+def waiting(palette: LogPalette) -> Style:
+    return palette.severities[Severity.WARNING] + BOLD
 
 
 def clock_time(epoch: float) -> str:
     return time.strftime("%H:%M:%S", time.localtime(epoch))
 
 
-def link_text(session: HostSession, *, short: bool = False, rtt: bool = True) -> Text:
+def link_text(session: HostSession, palette: LogPalette, *, short: bool = False, rtt: bool = True) -> Text:
     """The link state, e.g. ``● connected 3 ms`` (the round trip unless not ``rtt``) or ``✖ down since
     10:04:05``."""
     link = session.link
     if link is LinkState.CONNECTED:
         rtt = rtt and session.rtt_ms is not None
-        return Text.assemble(("● connected", GOOD), f" {session.rtt_ms:.0f} ms" if rtt else "")
+        return Text.assemble(("● connected", good(palette)), f" {session.rtt_ms:.0f} ms" if rtt else "")
     if link is LinkState.CONNECTING:
-        return Text("◌ connecting…", WAIT)
+        return Text("◌ connecting…", waiting(palette))
     if link is LinkState.DOWN:
-        return Text(f"✖ down since {clock_time(session.since)}", BAD)
+        return Text(f"✖ down since {clock_time(session.since)}", bad(palette))
     if link is LinkState.UNKNOWN_HOST:
-        return Text("? unknown host key" + ("" if short else " (r: decide)"), WAIT)
+        return Text("? unknown host key" + ("" if short else " (r: decide)"), waiting(palette))
     labels = {
         LinkState.AUTH_FAILED: "✖ auth failed",
         LinkState.HOST_KEY_REFUSED: "✖ host key refused",
         LinkState.NO_AGENT: "✖ no agent",
     }
-    return Text(labels.get(link, link.value), BAD)
+    return Text(labels.get(link, link.value), bad(palette))
 
 
 def stage_text(session: HostSession, palette: LogPalette) -> Text | None:
@@ -65,7 +77,7 @@ def stage_text(session: HostSession, palette: LogPalette) -> Text | None:
         return None
     style = palette.stages[startup.stage]
     if startup.stage >= Stage.READY:
-        return Text(f"● {startup.stage.label}", style + Style(bold=True))
+        return Text(f"● {startup.stage.label}", style + BOLD)
     return Text(f"◐ {startup.stage.label}…", style)
 
 
@@ -89,7 +101,7 @@ def verdict(session: HostSession) -> tuple[bool | None, str] | None:
     return None
 
 
-def verify_text(session: HostSession, *, short: bool = False) -> Text | None:
+def verify_text(session: HostSession, palette: LogPalette, *, short: bool = False) -> Text | None:
     """``✔ VERIFIED 0.43 s``, ``✖ VERIFY FAILED: <reason>``, ``◌ verifying…``."""
     known = verdict(session)
     if known is None:
@@ -97,12 +109,14 @@ def verify_text(session: HostSession, *, short: bool = False) -> Text | None:
     ok, detail = known
     if ok is True:
         latency = session.serving.latency_ms
-        return Text("✔ VERIFIED" + ("" if short or latency is None else f" {latency / 1000:.2f} s"), GOOD)
+        return Text(
+            "✔ VERIFIED" + ("" if short or latency is None else f" {latency / 1000:.2f} s"), good(palette)
+        )
     if ok is False:
         lost = session.serving.verified_at is not None
         label = "✖ VERIFIED LOST" if lost else "✖ VERIFY FAILED"
-        return Text(label if short else f"{label}: {detail[:80]}", BAD)
-    return Text(f"◌ {detail}", WAIT)
+        return Text(label if short else f"{label}: {detail[:80]}", bad(palette))
+    return Text(f"◌ {detail}", waiting(palette))
 
 
 def server_text(session: HostSession, now: float) -> Text:
@@ -133,15 +147,15 @@ _DROP_ORDER = ("version", "server", "decode")
 
 def host_status(session: HostSession, palette: LogPalette, now: float, width: int | None = None) -> Text:
     """The host's one line; parts are dropped (least useful first) until it fits ``width`` cells."""
-    parts: list[tuple[str, Text]] = [("name", Text(session.host.name, Style(bold=True)))]
-    parts.append(("link", link_text(session)))
+    parts: list[tuple[str, Text]] = [("name", Text(session.host.name, BOLD))]
+    parts.append(("link", link_text(session, palette)))
     if session.hello is not None:
         version = session.hello.get("sglang")
         parts.append(("version", Text(f"SGLang {version}" if version else "SGLang not installed")))
         parts.append(("server", server_text(session, now)))
     for name, text in (
         ("stage", stage_text(session, palette)),
-        ("verify", verify_text(session)),
+        ("verify", verify_text(session, palette)),
         ("decode", decode_text(session)),
     ):
         if text is not None:
@@ -154,7 +168,7 @@ def host_status(session: HostSession, palette: LogPalette, now: float, width: in
             return line
         parts = [(name, text) for name, text in parts if name != drop]
         line = Text(SEP).join(t for _, t in parts)
-    short = verify_text(session, short=True)  # last: the verdict without its latency or reason
+    short = verify_text(session, palette, short=True)  # last: the verdict without its latency or reason
     return Text(SEP).join(short if name == "verify" and short else t for name, t in parts)
 
 
@@ -173,11 +187,12 @@ def overview_cells(session: HostSession, palette: LogPalette, *, short: bool = F
     """One host's overview columns: link, stage (✔/✖ when verified or not), GPUs in use, throughput;
     ``short`` leaves out the link's round trip and the accept length."""
     stage = stage_text(session, palette)
-    verified = verify_text(session, short=True)
+    verified = verify_text(session, palette, short=True)
     if stage is not None and verified is not None and verdict(session) != (None, "verifying…"):
         stage = Text.assemble(stage, " ", verified[:1])  # ✔ or ✖ after the stage
     decode = decode_text(session, accept=not short)
-    link = link_text(session, short=True, rtt=not short)  # the selected host's bar has the round trip
+    # The selected host's bar has the round trip.
+    link = link_text(session, palette, short=True, rtt=not short)
     return [link, stage or Text(), gpus_used(session), decode or Text()]
 
 
@@ -187,7 +202,7 @@ def overview_rows(
     """One row per host, aligned in columns as wide as their widest cell; on a narrow screen the
     columns close up, the link loses its round trip and the throughput its accept length; a row still too
     wide ends in "…"."""
-    names = [Text(s.host.name, Style(bold=True)) for s in sessions]
+    names = [Text(s.host.name, BOLD) for s in sessions]
     rows: list[Text] = []
     for short in (False, True):
         table = [
