@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from gdnconsole.host.consolelog import LOG_ENV
 from gdnconsole.host.journal import JOURNAL_DIR_ENV
 from gdnconsole.host.prompthistory import PROMPTS_DIR_ENV
 from gdnconsole.host.simhome import prepare_home
@@ -27,6 +28,14 @@ def _prompts_dir(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
 def _journal_dir(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
     """Launch journals too (a prompt's answer is recorded in the running server's attempt)."""
     monkeypatch.setenv(JOURNAL_DIR_ENV, str(tmp_path_factory.mktemp("journal")))
+
+
+@pytest.fixture(autouse=True)
+def _console_log(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The console's own log (the bugs it met) goes to each test's folder too; a test may read it."""
+    path = tmp_path_factory.mktemp("console") / "console.log"
+    monkeypatch.setenv(LOG_ENV, str(path))
+    return path
 
 
 @dataclass

@@ -9,9 +9,11 @@ import dataclasses
 from collections.abc import AsyncIterator
 from pathlib import Path
 
+import pytest
 from textual.widgets import Static
 
 from gdnconsole.config.hosts import Host, Speculative
+from gdnconsole.host import launcher
 from gdnconsole.host.journal import Journal
 from gdnconsole.host.session import HostSession
 from gdnconsole.ui.app import DashboardApp
@@ -192,4 +194,25 @@ async def test_a_server_that_crashes_after_ready_is_journaled_crashed(tmp_path: 
 
         assert await until(pilot, crashed, 60), said(app)
         assert "✖ attempt 1 crashed" in status_text(app)
+        await session_of(app).stop()
+
+
+async def test_a_bug_in_a_launch_is_said_as_one_and_logged(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, _console_log: Path
+) -> None:
+    """Not "launch failed: …" as if the host had refused: a bug toast, its traceback in the console log."""
+
+    async def broken(*args: object, **kwargs: object) -> None:
+        raise KeyError("pid")
+
+    monkeypatch.setattr(launcher, "launch", broken)
+    async with launching(tmp_path, launch_host(tmp_path)) as app, app.run_test(size=SIZE) as pilot:
+        await connect(pilot, app)
+        await pilot.press("L")
+        assert await until(pilot, lambda: any("failed unexpectedly" in n for n in NOTES.get(id(app), [])), 10)
+        [note] = [n for n in NOTES[id(app)] if "failed unexpectedly" in n]
+        assert "launch failed unexpectedly: KeyError: 'pid'" in note and str(_console_log) in note
+        logged = _console_log.read_text()
+        assert "Traceback" in logged and "KeyError: 'pid'" in logged and "in broken" in logged
+        assert 0 not in app.dashboard.launches.progress  # not left "launching…"
         await session_of(app).stop()

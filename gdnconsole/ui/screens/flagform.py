@@ -26,6 +26,8 @@ from textual.widgets import Button, Input, Label, Select, Static, TextArea
 
 from gdnconsole.config.hosts import ConfigError, Profile
 from gdnconsole.config.writer import save_profile
+from gdnconsole.errors import ConsoleError
+from gdnconsole.host.consolelog import record_bug
 from gdnconsole.host.session import HostSession
 from gdnconsole.sglang import rules
 from gdnconsole.sglang.findings import Finding
@@ -481,8 +483,13 @@ class FlagFormScreen(Screen[FormResult]):
             verdict = await check_on_host(
                 self.session.host, list(argv), timeout=HOST_CHECK_TIMEOUT_S, ssh=ssh
             )
-        except Exception as exc:  # the link or the host failed: say so, keep the form
+        except (ConsoleError, OSError, TimeoutError) as exc:  # the link or the host failed: keep the form
             self.notify(f"could not run the check on the host: {exc}", severity="error", timeout=8)
+            return
+        except Exception as exc:  # a bug of ours: said as one, the form kept, the traceback logged
+            self.notify(
+                record_bug("check on host", exc), title="gdnconsole bug", severity="error", timeout=30
+            )
             return
         finally:
             self.host_running = False

@@ -18,12 +18,13 @@ from rich.text import Text
 from textual.screen import Screen
 
 from gdnconsole.config.hosts import Profile
+from gdnconsole.errors import ConsoleError
 from gdnconsole.host import launcher
+from gdnconsole.host.consolelog import record_bug
 from gdnconsole.host.journal import Attempt, Journal
 from gdnconsole.host.session import HostSession
 from gdnconsole.sglang.launch import launch_spec, redact
 from gdnconsole.ui.dialogs.confirm import ConfirmScreen, relaunch_dialog, stop_dialog
-from gdnconsole.ui.models import flagcheck
 from gdnconsole.ui.models.formmodel import field_of
 from gdnconsole.ui.models.timefmt import duration
 from gdnconsole.ui.tones import Tones
@@ -33,6 +34,11 @@ VERIFY_WAIT_S = 300.0  # the verification prompt's own timeout ends it sooner
 STOP_GRACE_S = 30.0
 
 OpenForm = Callable[[int, Profile, str | None], None]  # host index, profile, field to focus
+
+
+# What a launch, relaunch, stop or adoption may fail with that is not a bug: a refusal (the rules, the agent,
+# the launch lock, memory held), a lost link, no answer in time, a journal that cannot be written.
+EXPLAINED = (ConsoleError, TimeoutError, OSError)
 
 
 @dataclass
@@ -132,7 +138,7 @@ class LaunchControl:
             self.screen.notify(f"{self._name(index)}: a server runs; R relaunches it, S stops it", timeout=4)
             return
         self._start(index, "launch", "checking")
-        self._work(index, self._launch(index, profile))
+        self._work(index, "launch", self._launch(index, profile))
 
     def relaunch(self, index: int, profile: Profile) -> None:
         session = self.sessions[index]
@@ -153,7 +159,7 @@ class LaunchControl:
     def _relaunch_confirmed(self, index: int, profile: Profile, yes: bool | None) -> None:
         if yes and not self._busy(index):
             self._start(index, "relaunch", "checking the flags")
-            self._work(index, self._relaunch(index, profile))
+            self._work(index, "relaunch", self._relaunch(index, profile))
 
     def stop(self, index: int) -> None:
         session = self.sessions[index]
@@ -172,7 +178,7 @@ class LaunchControl:
     def _stop_confirmed(self, index: int, yes: bool | None) -> None:
         if yes and not self._busy(index):
             self._start(index, "stop", "SIGTERM, waiting for it to drain")
-            self._work(index, self._stop(index))
+            self._work(index, "stop", self._stop(index))
 
     def _offer_adopt(self, index: int, then: Callable[[], None]) -> None:
         """A server gdnconsole did not start is only ever stopped once the user adopts it, pids in view."""
@@ -199,12 +205,12 @@ class LaunchControl:
         async def adopt() -> None:
             try:
                 await launcher.adopt(self.sessions[index], pid)
-            except Exception as exc:
+            except EXPLAINED as exc:
                 self._failed(index, "adopt", exc)
                 return
             then()
 
-        self._work(index, adopt())
+        self._work(index, "adopt", adopt())
 
     # -- the work (asyncio workers on the app's loop: the launcher talks to the agent) ------------------
 
@@ -212,9 +218,17 @@ class LaunchControl:
         self.progress[index] = Progress(action, phase, self.clock())
         self.changed(index)
 
-    def _work(self, index: int, job: Coroutine[Any, Any, None]) -> None:
-        """An asyncio worker on the app's loop: the launcher talks to the agent through the session."""
-        self.screen.run_worker(job, group=f"launch-{index}", exit_on_error=False)
+    def _work(self, index: int, action: str, job: Coroutine[Any, Any, None]) -> None:
+        """An asyncio worker on the app's loop: the launcher talks to the agent through the session. A
+        failure the job does not explain itself is a bug, said as one (a worker would drop it silently)."""
+
+        async def guarded() -> None:
+            try:
+                await job
+            except Exception as exc:
+                self._bug(index, action, exc)
+
+        self.screen.run_worker(guarded(), group=f"launch-{index}", exit_on_error=False)
 
     def _reporter(self, index: int) -> Callable[[str], None]:
         def report(phase: str) -> None:
@@ -231,7 +245,7 @@ class LaunchControl:
             attempt = await launcher.launch(
                 session, profile, journal=journal, on_progress=self._reporter(index)
             )
-        except Exception as exc:  # refused by the agent, lock held, link lost: say it, change nothing
+        except EXPLAINED as exc:  # refused by the agent, lock held, link lost: say it, change nothing
             self._failed(index, "launch", exc)
             return
         await self._follow(index, profile, attempt, journal)
@@ -242,7 +256,7 @@ class LaunchControl:
             attempt = await launcher.relaunch(
                 session, profile, journal=journal, on_progress=self._reporter(index)
             )
-        except Exception as exc:
+        except EXPLAINED as exc:
             self._failed(index, "relaunch", exc)
             return
         await self._follow(index, profile, attempt, journal)
@@ -264,7 +278,7 @@ class LaunchControl:
         session, journal = self.sessions[index], self.journals(index)
         try:
             await launcher.stop(session, grace=STOP_GRACE_S, journal=journal)
-        except Exception as exc:
+        except EXPLAINED as exc:
             self._failed(index, "stop", exc)
             return
         self.progress.pop(index, None)
@@ -275,6 +289,13 @@ class LaunchControl:
         self.progress.pop(index, None)
         self.changed(index)
         self.screen.notify(f"{self._name(index)}: {action} failed: {exc}", severity="error", timeout=10)
+
+    def _bug(self, index: int, action: str, exc: Exception) -> None:
+        """Not the host's doing: a bug of ours, said as one, its traceback in the console's log."""
+        self.progress.pop(index, None)
+        self.changed(index)
+        line = record_bug(f"{self._name(index)}: {action}", exc)
+        self.screen.notify(line, title="gdnconsole bug", severity="error", timeout=30)
 
     def _finished(self, index: int, profile: Profile, attempt: Attempt) -> None:
         self.progress.pop(index, None)
@@ -292,7 +313,7 @@ class LaunchControl:
 
     def _offer_form(self, index: int, profile: Profile, attempt: Attempt) -> None:
         rule = attempt.rule or {}
-        flag = rule.get("flag") or self._flag_of(index, profile, rule.get("id"))
+        flag = rule.get("flag")
         body = Text(rule.get("message", "rejected by our rules"))
         source = f" · {rule['source']}" if rule.get("source") else ""
         body.append(f"\n\nrule {rule.get('id', '?')}{source}", Style(dim=True))
@@ -309,13 +330,6 @@ class LaunchControl:
     def _rejected_answered(self, index: int, profile: Profile, where: str, yes: bool | None) -> None:
         if yes:
             self.open_form(index, profile, where)
-
-    def _flag_of(self, index: int, profile: Profile, rule_id: str | None) -> str | None:
-        """The flag of the rule that rejected the launch (the journal keeps only its id and message)."""
-        result = flagcheck.check_profile(profile, flagcheck.host_facts(self.sessions[index]))
-        errors = result.errors if result is not None else []
-        match = next((f for f in errors if f.id == rule_id), errors[0] if errors else None)
-        return match.flag if match is not None else None
 
     def _alarm(self, index: int, what: str) -> None:
         self.screen.notify(f"{self._name(index)}: {what}", severity="error", timeout=15)
