@@ -27,7 +27,8 @@ from gdnconsole.host.link import AgentChannel, AgentExited, LinkError, LinkState
 from gdnconsole.host.ranks import RankPlacement, place_ranks
 from gdnconsole.host.replies import LinkLost, Message, Pending, Progress
 from gdnconsole.host.serving import Prober, ProbeTiming, ServingState, api_key, bind_host
-from gdnconsole.logs import scan as logscan
+from gdnconsole.logs.document import MirrorDocument
+from gdnconsole.logs.meaning import LogMeaning
 from gdnconsole.sglang import decodepoints
 from gdnconsole.sglang.decodepoints import DecodePoint
 from gdnconsole.sglang.tracker import StageTracker
@@ -48,17 +49,37 @@ Listener = Callable[[str], None]
 
 @dataclass
 class LogState:
+    """The server log as read so far: where the agent is in the file, and the one parse of it.
+
+    With a ``mirror`` every byte read is appended to that local file, parsed and indexed as it is written
+    (``logs.document.MirrorDocument``): the dashboard's log pane pages through it when told it grew, and
+    the status bar, alerts and `status --json` read the same tracker. Without one (the headless commands)
+    only the parse is kept. Either way the session holds an index and the recent lines, never the log."""
+
     path: str
     offset: int = 0  # bytes of the file read so far (always at a line boundary)
     inode: int | None = None
     size: int = 0  # the file's size when the agent last looked
     lines: int = 0
-    tracker: StageTracker = field(default_factory=StageTracker)
     tail: str = ""  # the last RECENT_BYTES of text read, for a glance without the mirror
     resets: int = 0
     seen: bool = False  # the agent has said something about the file
-    mirror: Path | None = None  # a local copy of what was read, for views that page through the file
-    needle: bytes | None = None  # this log's batch-line form, once seen
+    meaning: LogMeaning = field(default_factory=LogMeaning)
+    doc: MirrorDocument | None = None  # the mirror, sharing ``meaning``
+
+    @classmethod
+    def create(cls, path: str, mirror: Path | None) -> LogState:
+        meaning = LogMeaning()
+        return cls(path, meaning=meaning, doc=MirrorDocument(mirror, meaning) if mirror else None)
+
+    @property
+    def tracker(self) -> StageTracker:
+        return self.meaning.tracker
+
+    @property
+    def mirror(self) -> Path | None:
+        """The local copy of what was read, for views that page through the file."""
+        return self.doc.path if self.doc is not None else None
 
     def recent(self, count: int = 1000) -> list[str]:
         """The last ``count`` whole lines read (as many as the kept tail holds)."""
@@ -67,19 +88,12 @@ class LogState:
             lines = lines[1:]  # the first one may be cut
         return lines[-count:]
 
-    def append_tail(self, data: bytes) -> None:
+    def append(self, data: bytes) -> None:
+        """Whole lines read after the others: parsed (and mirrored), counted, kept in the tail."""
+        count = self.doc.append(data) if self.doc is not None else self.meaning.feed_chunk(data)
+        self.lines += count
         # Decode only what is kept: a cut multi-byte character at the start becomes one replacement char.
         self.tail = (self.tail + data[-RECENT_BYTES:].decode("utf-8", errors="replace"))[-RECENT_BYTES:]
-
-    def append_mirror(self, data: bytes) -> None:
-        if self.mirror is not None and data:
-            with self.mirror.open("ab") as fh:
-                fh.write(data)
-
-    def reset_mirror(self) -> None:
-        if self.mirror is not None:
-            self.mirror.parent.mkdir(parents=True, exist_ok=True)
-            self.mirror.write_bytes(b"")
 
     @property
     def caught_up(self) -> bool:
@@ -88,11 +102,12 @@ class LogState:
     def restart(self, inode: int | None) -> None:
         """The file was truncated or replaced (a relaunch rewrote it): read it again from its start."""
         self.offset, self.inode, self.size, self.lines = 0, inode, 0, 0
-        self.tracker = StageTracker()
         self.tail = ""
-        self.needle = None
         self.resets += 1
-        self.reset_mirror()
+        if self.doc is not None:
+            self.doc.clear()  # the mirror restarts with the parse
+        else:
+            self.meaning.reset()
 
 
 class HostSession:
@@ -123,8 +138,7 @@ class HostSession:
         self.gpus: list[dict[str, Any]] = []
         self.servers: list[dict[str, Any]] = []
         self.orphans: list[dict[str, Any]] = []
-        self.log = LogState(path=host.log, mirror=mirror)
-        self.log.reset_mirror()
+        self.log = LogState.create(host.log, mirror)
         self.connects = 0
         self.hellos = 0
         self.gpus_seen = False
@@ -419,15 +433,10 @@ class HostSession:
         if data and not data.endswith(b"\n"):
             data += b"\n"  # the agent sends whole lines; a last one without newline is a long line cut
         # Batch and access lines are most of a serving log: only the others (and the ends of each run of
-        # them) go through the tracker, which reads the same story from them (logs/scan.py's module doc).
-        count, records, log.needle = logscan.scan_buffer(data, log.lines + 1, log.needle)
-        for number, line in records:
-            log.tracker.feed(line.decode("utf-8", errors="replace"), number)
-        log.lines += count
+        # them) go through the tracker, which reads the same story from them (logs/meaning.py).
+        log.append(data)
         if log.size - end <= DECODE_TAIL_BYTES:  # a catch-up read parses only the file's last part
             self.decode_points.extend(decodepoints.last_points(data, DECODE_POINTS))
-        log.append_tail(data)
-        log.append_mirror(data)
         log.offset = end
         log.seen = True
         self.notify("log")

@@ -1,38 +1,38 @@
 """A log file as the log view sees it: lines with their stage, severity and rank, folds, filter, search.
 
 This is the small I/O layer under the log widgets (no Textual here): the UI calls it from worker
-threads and hands the results to widgets. It joins the line index (where lines are) with the stage
-tracker (what they mean). The tracker sees every line that is not a batch or access line (the fast scan
-of ``logs.scan``, then each line appended while following); what it decided is kept in two compact
-arrays. Batch and access lines it skipped are classified when read, in the context of the nearest
-line it saw before them.
+threads and hands the results to widgets. It joins the line index (where lines are) with the log's
+meaning (``logs.meaning``: the stage tracker and what it decided per line).
+
+Two kinds of document share this code. ``LogDocument`` reads a file someone else writes (`log view`):
+it indexes the file, runs the fast scan once, and follows it by polling. ``MirrorDocument`` is a file
+this process writes itself (a HostSession's copy of a host's log): each append is parsed, then indexed
+from the bytes in hand, so readers never see a line before its meaning, and nothing polls the file.
 """
 
 from __future__ import annotations
 
 import re
-import threading
 from array import array
-from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
 from gdnconsole.logs import scan as logscan
 from gdnconsole.logs import textsafe
 from gdnconsole.logs.lineindex import Growth, LineIndex
+from gdnconsole.logs.meaning import BATCH_KINDS, CLASSIFY_CAP, Fold, LogMeaning, context_stage
 from gdnconsole.sglang import events, logline
 from gdnconsole.sglang.stages import Severity, Stage
-from gdnconsole.sglang.tracker import Problem, StageTracker
+from gdnconsole.sglang.tracker import StageTracker
+
+__all__ = ["MAIN", "FilterSpec", "Fold", "LineInfo", "LogDocument", "MirrorDocument", "display_text"]
 
 T = TypeVar("T")
 
 DISPLAY_CAP = 32 << 10  # characters of a line kept for display and copy (the 11 KB server_args fits)
-CLASSIFY_CAP = 4096  # characters the classifier looks at: its patterns are anchored near the start
 MAIN = "main"  # the rank label of lines without a rank prefix
-_BATCH_KINDS = frozenset({"decode_batch", "prefill_batch", "access"})
-_NO_STAGE = 15  # the stage nibble of a line without a stage
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,20 +46,6 @@ class LineInfo:
     stage: Stage | None
     severity: Severity
     rank: str | None
-
-
-@dataclass(frozen=True, slots=True)
-class Fold:
-    """A multi-line block (a traceback) that can be shown as the one line that names the error."""
-
-    first: int  # 0-based line numbers, inclusive
-    last: int
-    summary: int
-    severity: Severity
-
-    @property
-    def size(self) -> int:
-        return self.last - self.first + 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,50 +119,31 @@ def _without_rank(text: str, rank: str | None) -> str:
     return text if at < 0 else text[:at] + text[at + len(rank) + 1 :]
 
 
-@dataclass
-class _Meta:
-    """What the tracker decided for the lines it saw: parallel arrays, ascending line numbers."""
-
-    lines: array[int] = field(default_factory=lambda: array("I"))
-    codes: array[int] = field(default_factory=lambda: array("B"))  # stage nibble | severity << 4
-
-    def add(self, line: int, stage: Stage | None, severity: Severity) -> None:
-        if self.lines and self.lines[-1] == line:
-            return  # a tqdm line with a glued log line: keep the first part's meaning
-        self.lines.append(line)
-        self.codes.append((_NO_STAGE if stage is None else int(stage)) | int(severity) << 4)
-
-    def at_or_before(self, line: int) -> tuple[int, Stage | None, Severity] | None:
-        i = bisect_right(self.lines, line) - 1
-        if i < 0:
-            return None
-        code = self.codes[i]
-        nibble = code & 15
-        return self.lines[i], None if nibble == _NO_STAGE else Stage(nibble), Severity(code >> 4)
-
-
 # -- the document ------------------------------------------------------------------------------------
 
 
 class LogDocument:
-    """One log file: index, tracker, per-line meaning, folds. Methods are called from worker threads."""
+    """One log file: its index and its meaning (per-line stage, folds, the tracker). Methods are called
+    from worker threads."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, meaning: LogMeaning | None = None) -> None:
         self.path = path
         self.index = LineIndex(path)
-        self._lock = threading.RLock()  # the tracker and meta are fed from the scan and from polls
-        self.generation = 0  # counts restarts of the file: a scan of an older file is thrown away
-        self._reset_meaning()
-
-    def _reset_meaning(self) -> None:
-        self.tracker = StageTracker()
-        self._meta = _Meta()
-        self._blocks: dict[int, Problem] = {}  # each problem by the line that opened it
-        self._latest: tuple[int, Problem] | None = None  # the last problem opened, and its first line
-        self.fed = 0  # lines the tracker has seen (every line before this one, or skipped by the scan)
+        self.meaning = meaning if meaning is not None else LogMeaning()
+        self.generation = 1  # counts restarts of the file: a scan or read of an older file is thrown away
         self.scanned = False
-        self.generation += 1
-        self.ranks: set[str] = set()
+
+    @property
+    def tracker(self) -> StageTracker:
+        return self.meaning.tracker
+
+    @property
+    def fed(self) -> int:
+        return self.meaning.fed
+
+    @property
+    def ranks(self) -> set[str]:
+        return self.meaning.ranks
 
     # -- opening ---------------------------------------------------------------------------------------
 
@@ -198,12 +165,10 @@ class LogDocument:
         """Feed the tracker every line that matters (the fast scan); False if the file restarted meanwhile."""
         generation = self.generation
         result = logscan.scan(self.path, parallel=False)
-        with self._lock:
-            if generation != self.generation or self.fed:
+        with self.meaning.lock:
+            if generation != self.generation or self.meaning.fed:
                 return False
-            for number, text in logscan.decoded(result.records):
-                self._feed(number - 1, text)
-            self.fed = result.lines
+            self.meaning.feed_records(result.records, result.lines)
             self.scanned = True
         return True
 
@@ -211,47 +176,25 @@ class LogDocument:
 
     def poll(self) -> Growth:
         """Index appended lines and feed them to the tracker; restart everything on truncation."""
-        with self._lock:
+        with self.meaning.lock:
             growth = self.index.update()
             if growth.reset:
-                self._reset_meaning()
+                self.meaning.reset()
+                self.generation += 1
                 self.scanned = True  # a relaunch's new log is read line by line from its start
             if self.scanned:
                 self._feed_through(self.index.complete)
             return growth
 
     def _feed_through(self, stop: int) -> None:
-        for first, data in self.index.chunks(self.fed, stop):
+        meaning = self.meaning
+        for first, data in self.index.chunks(meaning.fed, stop):
             for n, raw in enumerate(data.split(b"\n")[:-1], start=first):
-                if self.fed <= n < stop:
-                    self._feed(n, raw.decode("utf-8", "replace"))
+                if meaning.fed <= n < stop:
+                    meaning.feed(n, raw.decode("utf-8", "replace"))
             if first >= stop:
                 break
-        self.fed = max(self.fed, stop)
-
-    def _feed(self, number: int, text: str) -> None:
-        """Give one line to the tracker (0-based ``number``) and keep what it decided."""
-        tracker = self.tracker
-        before = tracker.current
-        count = len(before.problems) if before else 0
-        evs = tracker.feed(text[:CLASSIFY_CAP], number + 1)
-        startup = tracker.current
-        assert startup is not None
-        new = startup.problems if startup is not before else startup.problems[count:]
-        for problem in new:
-            self._blocks[number] = problem
-            self._latest = (number, problem)
-        event = evs[0]
-        if event.log.rank:
-            self.ranks.add(event.log.rank)
-        latest = self._latest
-        if latest is not None and latest[1].last_line - 1 == number and number > latest[0]:
-            block = latest[1]
-            self._meta.add(number, block.stage, block.severity)  # a traceback's continuation
-        elif event.kind not in _BATCH_KINDS or event.severity > Severity.INFO:
-            self._meta.add(number, event.stage if event.stage is not None else startup.stage, event.severity)
-        else:
-            self._meta.add(number, _context_stage(event.kind, startup.stage), event.severity)
+        meaning.fed_through(stop)
 
     # -- reading ---------------------------------------------------------------------------------------
 
@@ -263,16 +206,15 @@ class LogDocument:
         """A line's meaning: the tracker's when it saw the line, else classified here in context."""
         raw = raw_bytes[: DISPLAY_CAP * 4].decode("utf-8", "replace")[:DISPLAY_CAP]
         log = logline.parse(textsafe.last_carriage_state(raw[:CLASSIFY_CAP]))
-        with self._lock:
-            seen = self._meta.at_or_before(number)
+        seen = self.meaning.seen_at_or_before(number)
         if seen is not None and seen[0] == number:
             stage, severity = seen[1], seen[2]
         else:
             event = events.classify(log, number + 1)
             context = seen[1] if seen is not None else None
             severity = event.severity
-            if event.kind in _BATCH_KINDS:
-                stage = _context_stage(event.kind, context)
+            if event.kind in BATCH_KINDS:
+                stage = context_stage(event.kind, context)
             else:
                 stage = event.stage if event.stage is not None else context
         body = _without_rank(display_text(raw), log.rank)
@@ -281,26 +223,15 @@ class LogDocument:
     # -- what the tracker knows ------------------------------------------------------------------------
 
     def folds(self) -> list[Fold]:
-        with self._lock:
-            out = [
-                Fold(first, p.last_line - 1, p.line - 1, p.severity)
-                for first, p in sorted(self._blocks.items())
-                if p.last_line - 1 > first
-            ]
-        return out
+        return self.meaning.folds()
 
     def with_tracker(self, read: Callable[[StageTracker], T]) -> T:
         """``read(tracker)`` while no other thread feeds it (the tracker's objects change as it reads)."""
-        with self._lock:
-            return read(self.tracker)
+        return self.meaning.with_tracker(read)
 
     def first_error(self) -> int | None:
         """The line of the first error or fatal problem in the file (0-based)."""
-        with self._lock:
-            lines = [
-                p.line - 1 for s in self.tracker.startups for p in s.problems if p.severity >= Severity.ERROR
-            ]
-        return min(lines) if lines else None
+        return self.meaning.first_error()
 
     # -- filter and search -----------------------------------------------------------------------------
 
@@ -339,14 +270,7 @@ class LogDocument:
         self, spec: FilterSpec, start: int, stop: int, find: Callable[[bytes, int], int] | None
     ) -> array[int]:
         """Warnings and errors only: every such line is one the tracker saw, so read just those."""
-        with self._lock:
-            lo = bisect_right(self._meta.lines, start - 1)
-            hi = bisect_right(self._meta.lines, stop - 1)
-            seen = [
-                n
-                for n, code in zip(self._meta.lines[lo:hi], self._meta.codes[lo:hi], strict=True)
-                if Severity(code >> 4) in (spec.severities or ())
-            ]
+        seen = self.meaning.seen_with(start, stop, spec.severities or frozenset())
         out = array("I")
         for number, raw in sorted(self.index.read_many(seen).items()):
             if (find is None or find(raw, 0) >= 0) and spec.allows(self.info(number, raw)):
@@ -361,7 +285,7 @@ class LogDocument:
         their frame, so millions of them are checked without the parser."""
         if not spec.needs_info:
             return lambda number, raw: True
-        walker = _MetaWalker(self._meta)
+        walker = self.meaning.walker()
         plain_ok = spec.severities is None or Severity.INFO in spec.severities
 
         def allows(number: int, raw: bytes) -> bool:
@@ -378,7 +302,7 @@ class LogDocument:
                 if b"HTTP/" in head
                 else "prefill_batch"
             )
-            return spec.allows_parts(_context_stage(kind, context), Severity.INFO, _frame_rank(head))
+            return spec.allows_parts(context_stage(kind, context), Severity.INFO, _frame_rank(head))
 
         return allows
 
@@ -404,6 +328,34 @@ class LogDocument:
         return None
 
 
+class MirrorDocument(LogDocument):
+    """A file this process writes (a HostSession's copy of a host's log), parsed and indexed as it is
+    written: nothing reads the file to find its lines or scans it for their meaning."""
+
+    def __init__(self, path: Path, meaning: LogMeaning | None = None) -> None:
+        super().__init__(path, meaning)
+        self.scanned = True  # every line is parsed as it is appended
+        self.clear()
+
+    def clear(self) -> None:
+        """Empty the file and forget its lines (the log it copies restarted)."""
+        with self.meaning.lock:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.path.write_bytes(b"")
+            self.meaning.reset()
+            self.index.reset()
+            self.generation += 1
+
+    def append(self, data: bytes) -> int:
+        """Write ``data`` (whole lines) at the end of the file, parse it, then index it: a reader that finds
+        a line in the index finds its meaning too. Returns the count of lines."""
+        with self.path.open("ab") as fh:
+            fh.write(data)
+        count = self.meaning.feed_chunk(data)
+        self.index.extend(data)
+        return count
+
+
 def _candidates(
     first: int, data: bytes, find: Callable[[bytes, int], int] | None
 ) -> Iterator[tuple[int, bytes]]:
@@ -425,26 +377,6 @@ def _candidates(
             return
 
 
-class _MetaWalker:
-    """Looks up ascending line numbers in the tracker's arrays by walking them, not bisecting."""
-
-    def __init__(self, meta: _Meta) -> None:
-        self.meta = meta
-        self.i = 0
-
-    def at(self, line: int) -> tuple[bool, Stage | None]:
-        """Whether the tracker saw ``line``, and the stage of the last line it saw up to it."""
-        lines = self.meta.lines
-        if self.i and self.i <= len(lines) and lines[self.i - 1] > line:
-            self.i = bisect_right(lines, line)  # went backwards: start over
-        while self.i < len(lines) and lines[self.i] <= line:
-            self.i += 1
-        if self.i == 0:
-            return False, None
-        nibble = self.meta.codes[self.i - 1] & 15
-        return lines[self.i - 1] == line, None if nibble == _NO_STAGE else Stage(nibble)
-
-
 def _frame_rank(head: bytes) -> str | None:
     """The rank in a ``[date time RANK]`` frame, without the parser (for batch lines)."""
     if not head.startswith(b"["):
@@ -454,19 +386,6 @@ def _frame_rank(head: bytes) -> str | None:
     if len(parts) <= 2:
         return None  # only the date and time: the main process
     return b" ".join(parts[2:]).decode("ascii", "replace")
-
-
-def _context_stage(kind: str, context: Stage | None) -> Stage | None:
-    """Batch and access lines mean warm-up before ``ready`` and serving after it."""
-    if kind == "decode_batch":
-        return Stage.SERVING
-    if context is None:
-        return Stage.SERVING if kind == "prefill_batch" else None
-    if context >= Stage.READY:
-        return Stage.SERVING
-    if context >= Stage.LISTENING:
-        return Stage.WARMUP
-    return context
 
 
 def _read_head(path: Path, count: int, max_bytes: int = 1 << 20) -> list[bytes]:

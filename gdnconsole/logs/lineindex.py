@@ -87,6 +87,13 @@ class LineIndex:
         self._index(st.st_size, progress, cancelled)
         return Growth(reset, before, self.complete)
 
+    def extend(self, data: bytes) -> None:
+        """Index ``data``: whole lines that were just appended to the file at ``end`` (by the caller, who
+        has them in hand: no stat, no read)."""
+        base = self.end
+        self._index_buffer(data, base)
+        self.size = max(self.size, base + len(data))
+
     def _index(
         self,
         size: int,
