@@ -21,7 +21,6 @@ from gdnconsole.ui.screens.dashboard import DASHBOARD_KEYMAP, DashboardScreen, H
 from gdnconsole.ui.screens.hostpicker import HostPickerScreen
 from gdnconsole.ui.screens.logscreen import ThemedApp, warn_theme_errors
 from gdnconsole.ui.theme import ThemeSet
-from gdnconsole.ui.widgets.logpane import POLL_S
 from gdnconsole.ui.widgets.statusbar import Clock
 
 SessionFactory = Callable[[Host, int], HostSession]
@@ -51,7 +50,6 @@ class DashboardApp(ThemedApp):
         clock: Clock = time.time,
         theme_name: str = theme.DEFAULT_THEME,
         themes: ThemeSet | None = None,
-        poll_interval: float | None = POLL_S,
         readonly: bool = False,
         journal_dir: Path | None = None,
         keymap: Mapping[str, str] | None = None,
@@ -72,7 +70,6 @@ class DashboardApp(ThemedApp):
         self.config_path = config_path
         self.start = start
         self.clock = clock
-        self.poll_interval = poll_interval
         self.readonly = readonly
         self.journal_dir = journal_dir
         self.bell_on_alerts = bell
@@ -97,7 +94,6 @@ class DashboardApp(ThemedApp):
             self.palette,
             self.clock,
             start=self.start,
-            poll_interval=self.poll_interval,
             readonly=self.readonly,
             config_path=Path(self.config_path) if self.config_path else None,
             journal_dir=self.journal_dir,

@@ -61,9 +61,7 @@ def form_session(tmp_path: Path, path: Path, sglang: str = "0.5.11") -> HostSess
 
 
 def form_app(session: HostSession, path: Path | None) -> DashboardApp:
-    return DashboardApp(
-        [session], start=False, clock=fixed_clock, poll_interval=None, config_path=str(path or "")
-    )
+    return DashboardApp([session], start=False, clock=fixed_clock, config_path=str(path or ""))
 
 
 def form_of(app: DashboardApp) -> FlagFormScreen:

@@ -97,7 +97,6 @@ def fixed_app(
         list(sessions),
         start=False,
         clock=fixed_clock,
-        poll_interval=None,
         theme_name=theme_name,
         journal_dir=journal_dir,
     )

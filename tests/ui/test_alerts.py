@@ -113,7 +113,7 @@ def test_what_happened_during_an_outage_is_said_when_the_log_is_caught_up() -> N
 
 async def test_the_dashboard_toasts_and_rings(tmp_path: Path) -> None:
     session = serving_session(tmp_path)
-    app = DashboardApp([session], start=False, clock=fixed_clock, poll_interval=None, bell=True)
+    app = DashboardApp([session], start=False, clock=fixed_clock, bell=True)
     toasts: list[tuple[str, str]] = []
     bells: list[int] = []
     app.notify = lambda message, **kw: toasts.append((message, str(kw.get("severity", ""))))  # type: ignore[assignment,method-assign]
@@ -141,7 +141,7 @@ async def test_the_dashboard_toasts_and_rings(tmp_path: Path) -> None:
 
 async def test_no_bell_unless_configured(tmp_path: Path) -> None:
     session = serving_session(tmp_path)
-    app = DashboardApp([session], start=False, clock=fixed_clock, poll_interval=None)
+    app = DashboardApp([session], start=False, clock=fixed_clock)
     bells: list[int] = []
     app.bell = lambda: bells.append(1)  # type: ignore[method-assign]
     async with app.run_test(size=SIZE) as pilot:

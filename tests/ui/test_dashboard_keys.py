@@ -39,7 +39,7 @@ from tests.ui.dashboard_helpers import (
 
 
 def fixed_app(*sessions: HostSession) -> DashboardApp:
-    return DashboardApp(list(sessions), start=False, clock=fixed_clock, poll_interval=None)
+    return DashboardApp(list(sessions), start=False, clock=fixed_clock)
 
 
 def overview(app: DashboardApp) -> list[str]:
@@ -148,7 +148,7 @@ async def test_host_picker_opens_marked_hosts(tmp_path: Path) -> None:
         return fixed[host.name]
 
     choices = [local_host("ct129"), local_host("ct130"), local_host("ct131")]
-    app = DashboardApp(choices=choices, factory=factory, start=False, clock=fixed_clock, poll_interval=None)
+    app = DashboardApp(choices=choices, factory=factory, start=False, clock=fixed_clock)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         assert isinstance(app.screen, HostPickerScreen)

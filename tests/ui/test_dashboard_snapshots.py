@@ -27,7 +27,7 @@ SMALL = (80, 24)
 
 
 def fixed_app(*sessions: HostSession) -> DashboardApp:
-    return DashboardApp(list(sessions), start=False, clock=fixed_clock, poll_interval=None)
+    return DashboardApp(list(sessions), start=False, clock=fixed_clock)
 
 
 def three_hosts(tmp_path: Path) -> DashboardApp:

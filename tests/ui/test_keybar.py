@@ -43,7 +43,7 @@ def test_a_very_narrow_bar_keeps_help_before_the_palette() -> None:
 
 
 async def test_a_click_on_a_key_presses_it(tmp_path: Path) -> None:
-    app = DashboardApp([serving_session(tmp_path)], start=False, clock=fixed_clock, poll_interval=None)
+    app = DashboardApp([serving_session(tmp_path)], start=False, clock=fixed_clock)
     async with app.run_test(size=(120, 36)) as pilot:
         await settle(pilot)
         bar = app.dashboard.query_one(KeyBar)

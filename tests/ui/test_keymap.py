@@ -275,7 +275,7 @@ async def test_footer_help_and_palette_agree_on_every_screen(
 ) -> None:
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))  # the prompt panel's history
     app = DashboardApp(
-        [serving_session(tmp_path)], start=False, clock=fixed_clock, poll_interval=None, readonly=readonly,
+        [serving_session(tmp_path)], start=False, clock=fixed_clock, readonly=readonly,
         journal_dir=tmp_path / "journal", keymap=keymap.merged(USER, "dashboard"),
     )  # fmt: skip
     async with app.run_test(size=SIZE) as pilot:
@@ -306,7 +306,7 @@ async def test_footer_help_and_palette_agree_on_every_screen(
 
 async def test_remapped_keys_work_and_old_ones_do_not(tmp_path: Path) -> None:
     app = DashboardApp(
-        [serving_session(tmp_path)], start=False, clock=fixed_clock, poll_interval=None,
+        [serving_session(tmp_path)], start=False, clock=fixed_clock,
         keymap=keymap.merged(USER, "dashboard"),
     )  # fmt: skip
     async with app.run_test(size=SIZE) as pilot:

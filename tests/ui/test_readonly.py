@@ -22,7 +22,7 @@ LAUNCHING = ("Launch", "Relaunch", "Stop server", "Launch this", "Re-run")
 
 def app_on(tmp_path: Path, readonly: bool) -> DashboardApp:
     return DashboardApp(
-        [serving_session(tmp_path)], start=False, clock=fixed_clock, poll_interval=None, readonly=readonly,
+        [serving_session(tmp_path)], start=False, clock=fixed_clock, readonly=readonly,
         journal_dir=tmp_path / "journal",
     )  # fmt: skip
 

@@ -272,9 +272,7 @@ def fixed_app(
 ) -> Callable[[Path], DashboardApp]:
     def make(tmp_path: Path) -> DashboardApp:
         sessions = [serving_session(tmp_path), crashed_session(tmp_path), refused_session(tmp_path)]
-        return DashboardApp(
-            sessions, start=False, clock=fixed_clock, poll_interval=None, theme_name=theme_name, themes=themes
-        )
+        return DashboardApp(sessions, start=False, clock=fixed_clock, theme_name=theme_name, themes=themes)
 
     return make
 

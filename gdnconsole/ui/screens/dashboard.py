@@ -2,12 +2,15 @@
 than one host is open, an overview row per host above the tabs.
 
 The screen owns the HostSessions' run tasks (asyncio workers on the app's loop, so the first frame paints
-before any link is up). A session's listener only posts a message; the handler repaints that host.
+before any link is up). A session's listener only posts a message (a newer one for the same host replaces
+a queued one); the handler repaints that host's overview row, and its tab only when it is the one on
+screen: a hidden tab does no work until it is shown, and then catches up (its log too).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
@@ -16,10 +19,9 @@ from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import ContentSwitcher, Static
+from textual.widgets import ContentSwitcher
 from textual.worker import Worker
 
 from gdnconsole.config.hosts import Profile
@@ -30,8 +32,11 @@ from gdnconsole.ui.models.alerts import HostAlerts, look
 from gdnconsole.ui.theme import LogPalette
 from gdnconsole.ui.widgets.hostpane import HostPane
 from gdnconsole.ui.widgets.keybar import KeyBar
-from gdnconsole.ui.widgets.logpane import POLL_S, LogPane
-from gdnconsole.ui.widgets.statusbar import Clock, overview_rows
+from gdnconsole.ui.widgets.logpane import LogPane
+from gdnconsole.ui.widgets.overview import Overview, OverviewRow
+from gdnconsole.ui.widgets.statusbar import Clock
+
+__all__ = ["DASHBOARD_KEYMAP", "DashboardScreen", "HostChanged", "LogGrew", "OverviewRow", "ServerExited"]
 
 # The screens behind a key (the form with SGLang's flag tables, the journal, the prompt panel, launching)
 # load when first opened: the first frame must not wait for them (bench/bench_first_frame.py).
@@ -66,35 +71,23 @@ class HostChanged(Message):
         return isinstance(message, HostChanged) and message.index == self.index
 
 
+class LogGrew(Message):
+    """Host ``index``'s log grew or restarted; a newer one for the same host replaces a queued one."""
+
+    def __init__(self, index: int) -> None:
+        super().__init__()
+        self.index = index
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, LogGrew) and message.index == self.index
+
+
 class ServerExited(Message):
     """The agent saw the server of host ``index`` exit: its fatal summary is shown at once."""
 
     def __init__(self, index: int) -> None:
         super().__init__()
         self.index = index
-
-
-class OverviewRow(Static):
-    """One host in the overview; a click opens its tab."""
-
-    DEFAULT_CSS = """
-    OverviewRow { height: 1; padding: 0 1; }
-    OverviewRow.-active { background: $primary 30%; }
-    OverviewRow:hover { background: $boost; }
-    """
-
-    class Selected(Message):
-        def __init__(self, index: int) -> None:
-            super().__init__()
-            self.index = index
-
-    def __init__(self, index: int) -> None:
-        super().__init__(id=f"overview-{index}")
-        self.index = index
-
-    def on_click(self, event: events.Click) -> None:
-        event.stop()
-        self.post_message(self.Selected(self.index))
 
 
 def _host_bindings() -> list[BindingType]:
@@ -142,7 +135,6 @@ class DashboardScreen(Screen[None]):
         clock: Clock,
         *,
         start: bool = True,
-        poll_interval: float | None = POLL_S,
         readonly: bool = False,
         config_path: Path | None = None,
         journal_dir: Path | None = None,
@@ -165,7 +157,6 @@ class DashboardScreen(Screen[None]):
         self.palette = palette
         self.clock = clock
         self.start = start  # False: the sessions' state is set by the caller (snapshots)
-        self.poll_interval = poll_interval
         self.runners: dict[int, Worker[None]] = {}
         self.asking: set[int] = set()  # hosts whose key dialog is open
         self.declined: dict[int, str] = {}  # the fingerprint the user said no to, per host
@@ -173,15 +164,25 @@ class DashboardScreen(Screen[None]):
         self.set_class(len(self.sessions) == 1, "-single")
 
     def compose(self) -> ComposeResult:
-        if len(self.sessions) > 1:
-            with Vertical(id="overview"):
-                yield from (OverviewRow(i) for i in range(len(self.sessions)))
+        if self.overview is not None:
+            yield self.overview
         with ContentSwitcher(id="hosts", initial="host-0"):
-            for i, session in enumerate(self.sessions):
-                yield HostPane(
-                    session, self.palette, self.clock, poll_interval=self.poll_interval, id=f"host-{i}"
-                )
+            yield from self.panes
         yield KeyBar()
+
+    @cached_property
+    def panes(self) -> list[HostPane]:
+        """A tab per host (held, not queried: a change of one host must not cost a search of all)."""
+        return [HostPane(s, self.palette, self.clock, id=f"host-{i}") for i, s in enumerate(self.sessions)]
+
+    @cached_property
+    def overview(self) -> Overview | None:
+        """A row per host, when there is more than one."""
+        return Overview(self.sessions, self.palette, id="overview") if len(self.sessions) > 1 else None
+
+    @cached_property
+    def switcher(self) -> ContentSwitcher:
+        return self.query_one("#hosts", ContentSwitcher)
 
     def on_resize(self, event: events.Resize) -> None:
         narrow = event.size.width < NARROW
@@ -191,7 +192,8 @@ class DashboardScreen(Screen[None]):
             for pane in self.query(LogPane):
                 pane.set_class(narrow, "-no-timeline")
         self.set_class(event.size.height < SHORT, "-short")
-        self.call_after_refresh(self._paint_overview)  # its columns fit the new width
+        if self.overview is not None:
+            self.call_after_refresh(self.overview.repaint)  # its columns fit the new width
 
     def on_mount(self) -> None:
         for i, session in enumerate(self.sessions):
@@ -202,7 +204,6 @@ class DashboardScreen(Screen[None]):
             self.call_after_refresh(self._run_all)
         for i in range(len(self.sessions)):
             self._alert(i)  # the baseline: what is already there is not news
-        self._paint_overview()
         self.set_interval(TICK_S, self._tick)
         self.call_after_refresh(self._focus_log)
         if self.readonly:
@@ -216,6 +217,8 @@ class DashboardScreen(Screen[None]):
         """Called on the loop's thread by the session: post, never block."""
 
         def changed(topic: str) -> None:
+            if topic == "log":
+                self.post_message(LogGrew(index))  # and the stage on the status bar may have moved
             self.post_message(ServerExited(index) if topic == "server_exit" else HostChanged(index))
 
         return changed
@@ -223,11 +226,11 @@ class DashboardScreen(Screen[None]):
     # -- hosts -----------------------------------------------------------------------------------------
 
     def host_pane(self, index: int) -> HostPane:
-        return self.query_one(f"#host-{index}", HostPane)
+        return self.panes[index]
 
     @property
     def active_index(self) -> int:
-        active = self.query_one("#hosts", ContentSwitcher).current
+        active = self.switcher.current
         return int(active.removeprefix("host-")) if active else 0
 
     def _run(self, index: int) -> None:
@@ -237,10 +240,17 @@ class DashboardScreen(Screen[None]):
         )
 
     def on_host_changed(self, message: HostChanged) -> None:
-        self.host_pane(message.index).refresh_host()
-        self._paint_overview()
-        self._maybe_ask_host_key(message.index)
-        self._alert(message.index)
+        index = message.index
+        if self.overview is not None:
+            self.overview.changed(index)
+        if index == self.active_index:
+            self.panes[index].refresh_host()
+        self._maybe_ask_host_key(index)
+        self._alert(index)
+
+    def on_log_grew(self, message: LogGrew) -> None:
+        if message.index == self.active_index:
+            self.panes[message.index].log_pane.catch_up()
 
     def on_server_exited(self, message: ServerExited) -> None:
         if self._launches is not None:
@@ -276,42 +286,37 @@ class DashboardScreen(Screen[None]):
         return READONLY_NOTE if note is None else Text(" ").join([READONLY_NOTE, note])
 
     def _launch_changed(self, index: int) -> None:
-        pane = self.host_pane(index)
+        pane = self.panes[index]
         pane.launch_note = self._launch_note(index)
-        pane.refresh_host()
-        self._paint_overview()
+        if index == self.active_index:
+            pane.refresh_host()
 
     def _tick(self) -> None:
-        for i in range(len(self.sessions)):
-            self.host_pane(i).launch_note = self._launch_note(i)
-            self.host_pane(i).refresh_host()
-        self._paint_overview()
+        """The tab on screen moves with the clock (uptimes, a launch's elapsed time); the overview has no
+        clock in it, and a hidden tab is painted when shown."""
+        self._paint_tab(self.active_index)
 
-    def _paint_overview(self) -> None:
-        if len(self.sessions) < 2:
-            return
-        active = self.active_index
-        labels = [f"{'▶' if i == active else ' '}{i + 1}" for i in range(len(self.sessions))]
-        widgets = list(self.query(OverviewRow))
-        width = widgets[0].content_region.width if widgets else 0
-        texts = overview_rows(self.sessions, self.palette, labels, width or None)
-        for row in widgets:
-            row.update(texts[row.index])
-            row.set_class(row.index == active, "-active")
+    def _paint_tab(self, index: int) -> None:
+        pane = self.panes[index]
+        pane.launch_note = self._launch_note(index)
+        pane.refresh_host()
 
     # -- tabs ------------------------------------------------------------------------------------------
 
     def show_host(self, index: int) -> None:
         if 0 <= index < len(self.sessions) and index != self.active_index:
-            self.query_one("#hosts", ContentSwitcher).current = f"host-{index}"
-            self._paint_overview()
+            self.switcher.current = f"host-{index}"
+            self._paint_tab(index)  # a hidden tab did nothing: it catches up now
+            self.panes[index].log_pane.catch_up()
+            if self.overview is not None:
+                self.overview.select(index)
             self._focus_log()
 
     def on_overview_row_selected(self, message: OverviewRow.Selected) -> None:
         self.show_host(message.index)
 
     def _focus_log(self) -> None:
-        self.host_pane(self.active_index).log_pane.view.focus()
+        self.panes[self.active_index].log_pane.view.focus()
 
     def action_next_host(self) -> None:
         self.show_host((self.active_index + 1) % len(self.sessions))

@@ -1,4 +1,5 @@
-"""One host's tab: its status bar, its GPU panel, and the log pane on the session's mirror file."""
+"""One host's tab: its status bar, its GPU panel, and the log pane on the session's mirror of the host's log
+(the document the session parses as it reads the log: the pane only pages through it, when told)."""
 
 from __future__ import annotations
 
@@ -9,26 +10,28 @@ from textual.containers import Vertical
 
 from gdnconsole.host.link import LinkState
 from gdnconsole.host.session import HostSession
+from gdnconsole.sglang.stages import Severity
 from gdnconsole.ui.models.gpurows import gpu_rows
 from gdnconsole.ui.theme import LogPalette
 from gdnconsole.ui.widgets.gpupanel import GpuPanel
-from gdnconsole.ui.widgets.logpane import POLL_S, LogPane
+from gdnconsole.ui.widgets.logpane import LogPane
 from gdnconsole.ui.widgets.statusbar import SEP, Clock, HostStatusBar, host_status, verdict
 
 _FAILED = (LinkState.DOWN, LinkState.AUTH_FAILED, LinkState.HOST_KEY_REFUSED, LinkState.NO_AGENT)
 
 
 def gpu_message(session: HostSession, palette: LogPalette) -> Text | None:
-    """What to say above (or instead of) the GPU rows."""
+    """What to say above (or instead of) the GPU rows (in the theme's colours, as the status bar)."""
+    error, warning = palette.severities[Severity.ERROR], palette.severities[Severity.WARNING]
     if session.link in _FAILED and session.link_message:
-        return Text(session.link_message, Style(color="red"))
+        return Text(session.link_message, error)
     if session.link is LinkState.UNKNOWN_HOST:
-        return Text(session.link_message or "unknown host key", Style(color="yellow"))
+        return Text(session.link_message or "unknown host key", warning)
     if session.gpus:
         return None
     if session.hello is not None and session.nvml_source == "none":
         reason = ((session.hello.get("nvml") or {}).get("reason")) or "neither NVML nor nvidia-smi answers"
-        return Text.assemble(("no GPU data", Style(color="yellow", bold=True)), f": {reason}")
+        return Text.assemble(("no GPU data", warning + Style(bold=True)), f": {reason}")
     if session.link is LinkState.CONNECTED:
         return Text("waiting for the first GPU sample…", palette.dim)
     return Text(f"connecting to {session.host.name}…", palette.dim)
@@ -45,23 +48,21 @@ class HostPane(Vertical):
         palette: LogPalette,
         clock: Clock,
         *,
-        poll_interval: float | None = POLL_S,
         id: str | None = None,
     ) -> None:
         super().__init__(id=id)
-        if session.log.mirror is None:
+        if session.log.doc is None:
             raise ValueError("the dashboard shows a session's mirror file: create the session with one")
         self.session = session
         self.palette = palette
         self.clock = clock
-        self.mirror = session.log.mirror
-        self.poll_interval = poll_interval
+        self.doc = session.log.doc
         self.launch_note: Text | None = None  # a launch in flight, or how the last one ended
 
     def compose(self) -> ComposeResult:
         yield HostStatusBar(id="host-status")
         yield GpuPanel(self.palette, id="gpus")
-        yield LogPane(self.mirror, self.palette, follow=True, poll_interval=self.poll_interval)
+        yield LogPane(self.doc, self.palette, follow=True)
 
     def on_mount(self) -> None:
         self.refresh_host()

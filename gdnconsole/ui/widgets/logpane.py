@@ -1,10 +1,13 @@
-"""The log pane: a log file beside its stage timeline, with a status line; reused by the log view
-screen and by each host tab of the dashboard (which shows its session's mirror file, following).
+"""The log pane: a log beside its stage timeline, with a status line; reused by the log view screen and by
+each host tab of the dashboard.
 
-The pane owns the document (the file's index and tracker) and runs every read in a thread worker:
-opening (first screenful, then the index, then the tracker's scan), the lines the view asks for, the
-follow poll, filters and searches. Workers hand results back with ``call_from_thread``; the widgets
-only render what they are given.
+It shows a document (``logs/document.py``) from one of two sources. Given a file (`log view`), the pane
+owns the document and runs its work in thread workers: opening (first screenful, then the index, then
+the tracker's scan) and, while following, a poll of the file. Given a document that someone else keeps
+up to date (a HostSession's mirror, parsed and indexed as the session reads the host's log), the pane
+polls nothing: its owner calls ``catch_up`` when the log grew or restarted. Either way the lines the
+view asks for, filters and searches are read in workers, which hand results back with
+``call_from_thread``; the widgets only render what they are given.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import ClassVar, NamedTuple
 
+from rich.style import Style
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
@@ -25,21 +29,33 @@ from textual.widgets import Static
 from textual.worker import Worker, get_current_worker
 
 from gdnconsole.logs.document import FilterSpec, Fold, LineInfo, LogDocument
-from gdnconsole.logs.lineindex import Growth
+from gdnconsole.sglang.stages import Severity, Stage
 from gdnconsole.ui.theme import LogPalette
 from gdnconsole.ui.widgets.logview import LogView
 from gdnconsole.ui.widgets.timeline import Timeline, TimelineData, timeline_data
 
-POLL_S = 0.25
+POLL_S = 0.25  # how often `log view --follow` looks at its file
 PROGRESS_STEP = 64 << 20  # report indexing progress every this many bytes
 
 
 class Meaning(NamedTuple):
-    """What the tracker knows, for the widgets: folds, the timeline, the first error."""
+    """What the tracker knows, for the widgets: folds and the timeline, as of ``version``."""
 
     folds: list[Fold]
     timeline: TimelineData | None
-    first_error: int | None
+    version: int
+
+
+class Update(NamedTuple):
+    """The document as a worker found it: its generation, lines, the filter's new matches (through line
+    ``upto``) and meaning; ``forget``: lines shown before may have been read before their meaning."""
+
+    generation: int
+    total: int
+    matches: array[int] | None
+    upto: int
+    meaning: Meaning
+    forget: bool
 
 
 class StatusBar(Static):
@@ -73,27 +89,32 @@ class LogPane(Vertical):
 
     def __init__(
         self,
-        path: Path,
+        source: Path | LogDocument,
         palette: LogPalette,
         *,
         follow: bool = False,
         poll_interval: float | None = POLL_S,
         id: str | None = None,
     ) -> None:
+        """``source``: a file to open (polled every ``poll_interval`` while following; None: only when
+        ``poll`` is called), or a document kept up to date by its owner, who calls ``catch_up``."""
         super().__init__(id=id)
-        self.path = path
-        self.doc = LogDocument(path)
+        self.pushed = isinstance(source, LogDocument)
+        self.doc = source if isinstance(source, LogDocument) else LogDocument(source)
+        self.path = self.doc.path
         self.palette = palette
         self.follow = follow
-        self.poll_interval = poll_interval
+        self.poll_interval = None if self.pushed else poll_interval
         self.filter_spec = FilterSpec()
         self.filtered_upto = 0  # lines the current filter's matches cover
         self.search_pattern = ""
         self.timeline_data: TimelineData | None = None
-        self.first_error: int | None = None
+        self.tracked = False  # the tracker's view of the log has been shown once
         self.indexed = False
         self.busy = ""  # what a long worker is doing, for the status line
         self._timer: Timer | None = None
+        self._generation = self.doc.generation  # of the lines the view shows
+        self._version = -1  # of the meaning shown
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="body"):
@@ -113,8 +134,21 @@ class LogPane(Vertical):
 
     def on_mount(self) -> None:
         self.view.tail = self.follow
-        self._open(max(40, self.app.size.height * 2))
+        if self.pushed:
+            self._open_pushed()
+        else:
+            self._open(max(40, self.app.size.height * 2))
         self._status()
+        self.app.theme_changed_signal.subscribe(self, self._theme_changed)
+
+    def _theme_changed(self, _theme: object) -> None:
+        self.call_after_refresh(self._status)  # the status line's text, in the palette's new colours
+
+    @property
+    def first_error(self) -> int | None:
+        """The line of the log's first error once the log has been read. From the document, so that it
+        is current in a hidden tab too (which does no other work until shown)."""
+        return self.doc.first_error() if self.tracked else None
 
     # -- opening -----------------------------------------------------------------------------------------
 
@@ -136,7 +170,7 @@ class LogPane(Vertical):
             return
         self.app.call_from_thread(self._indexed, doc.index.line_count)
         if doc.scan() and not worker.is_cancelled:
-            self.app.call_from_thread(self._tracked, self._meaning())
+            self.app.call_from_thread(self._scanned, self._meaning())
 
     def _first_lines(self, infos: list[LineInfo]) -> None:
         if self.follow:
@@ -145,6 +179,9 @@ class LogPane(Vertical):
             self.view.add_lines(infos)
             self.view.grow(len(infos))
         self._set_busy("indexing")
+
+    def _scanned(self, meaning: Meaning) -> None:
+        self._tracked(meaning, forget=True)  # lines shown before the scan were read without their context
 
     def _indexed(self, total: int) -> None:
         self.indexed = True
@@ -157,30 +194,47 @@ class LogPane(Vertical):
         if self.follow:
             self._start_polling()
 
-    def _meaning(self) -> Meaning:
-        """The folds, timeline and first error (in a worker thread)."""
-        data = self.doc.with_tracker(lambda tracker: timeline_data(tracker.startups))
-        return Meaning(self.doc.folds(), data, self.doc.first_error())
+    def _open_pushed(self) -> None:
+        """A document kept up to date by its owner: it is indexed and parsed already."""
+        self.indexed = True
+        self._generation = self.doc.generation
+        self.view.reset(self.doc.index.line_count)
+        self._tracked(self._meaning(), forget=False)
 
-    def _tracked(self, meaning: Meaning) -> None:
-        folds, data, first_error = meaning
-        self.view.forget_meanings()
+    def _meaning(self) -> Meaning:
+        """The folds and the timeline (in a worker thread, or for a pushed document on the app's)."""
+        meaning = self.doc.meaning
+        with meaning.lock:  # the version with what it counts
+            data = meaning.with_tracker(lambda tracker: timeline_data(tracker.startups))
+            return Meaning(meaning.folds(), data, meaning.version)
+
+    def _tracked(self, meaning: Meaning, *, forget: bool) -> None:
+        folds, data, version = meaning
+        if forget:
+            self.view.forget_meanings()
         self.view.set_folds(folds)
         self.timeline_data = data
-        self.first_error = first_error
+        self._version = version
+        self.tracked = True
         self.timeline.show(data)
         self._set_busy("")
 
     # -- lines the view asks for -------------------------------------------------------------------------
 
     def on_log_view_lines_wanted(self, message: LogView.LinesWanted) -> None:
-        self._read(message.lines)
+        self._read(message.lines, self._generation)
 
     @work(thread=True, group="read")
-    def _read(self, lines: tuple[int, ...]) -> None:
+    def _read(self, lines: tuple[int, ...], generation: int) -> None:
         infos = self.doc.read(lines)
-        if not get_current_worker().is_cancelled:
-            self.app.call_from_thread(self.view.add_lines, infos)
+        # Lines of a file that restarted meanwhile would show under the old numbers: dropped (the view
+        # forgets what it asked for when it restarts).
+        if not get_current_worker().is_cancelled and self.doc.generation == generation:
+            self.app.call_from_thread(self._lines_read, infos, generation)
+
+    def _lines_read(self, infos: list[LineInfo], generation: int) -> None:
+        if generation == self._generation:
+            self.view.add_lines(infos)
 
     def on_log_view_state_changed(self, message: LogView.StateChanged) -> None:
         self._status()
@@ -197,40 +251,69 @@ class LogPane(Vertical):
             self._timer = None
 
     def poll(self) -> Worker[None] | None:
-        """Look at the file once (the timer calls this; tests call it and wait for the worker)."""
+        """Look at the file once (the timer calls this; tests call it and wait for the worker). A pushed
+        document is shown as it is now."""
         if not self.indexed:
+            return None
+        if self.pushed:
+            self.catch_up()
             return None
         return self._poll()
 
     @work(thread=True, group="poll", exclusive=True)
     def _poll(self) -> None:
         growth = self.doc.poll()
-        if not growth.reset and not growth.added and self.doc.index.line_count == self.view.total:
-            return
-        spec, start = self.filter_spec, (0 if growth.reset else self.filtered_upto)
-        matches = self.doc.filter(spec, start) if spec.active else None
-        meaning = self._meaning()
-        if not get_current_worker().is_cancelled:
-            self.app.call_from_thread(self._grew, growth, self.doc.index.line_count, matches, meaning)
+        unchanged = self.doc.generation == self._generation and self.doc.index.line_count == self.view.total
+        if not growth.reset and not growth.added and unchanged:
+            return  # (a restart that a cancelled poll found is still news)
+        self._update(forget=True)  # the poll indexed lines before feeding them: a read may have come between
 
-    def _grew(
-        self,
-        growth: Growth,
-        total: int,
-        matches: array[int] | None,
-        meaning: Meaning,
-    ) -> None:
+    def catch_up(self) -> None:
+        """Show what a pushed document holds now: its owner says when it grew or restarted. While not
+        following, the pane stays as it is (as a file's poll stops)."""
+        doc = self.doc
+        if not self.indexed or not self.follow:
+            return
+        restarted = doc.generation != self._generation
+        if self.filter_spec.active and (restarted or doc.index.line_count != self.view.total):
+            self._filter_growth()  # the new lines are read from the file to filter them
+        elif restarted or doc.index.line_count != self.view.total or doc.meaning.version != self._version:
+            self._grew(self._now(forget=False))
+
+    @work(thread=True, group="poll", exclusive=True)
+    def _filter_growth(self) -> None:
+        self._update(forget=False)
+
+    def _update(self, *, forget: bool) -> None:
+        """In a worker: what the document holds now, and the filter's matches among its new lines."""
+        update = self._now(forget=forget)
+        if not get_current_worker().is_cancelled:
+            self.app.call_from_thread(self._grew, update)
+
+    def _now(self, *, forget: bool) -> Update:
+        doc = self.doc
+        generation = doc.generation
+        total, upto = doc.index.line_count, doc.index.complete
+        spec = self.filter_spec
+        start = 0 if generation != self._generation else self.filtered_upto
+        matches = doc.filter(spec, start, upto) if spec.active else None
+        return Update(generation, total, matches, upto, self._meaning(), forget)
+
+    def _grew(self, update: Update) -> None:
         view = self.view
-        if growth.reset:
-            view.reset(total)
-            self.notify("the log was truncated or replaced: reading it from its new start", timeout=4)
-            if matches is not None:
-                view.set_matches(matches)
+        if update.generation != self._generation:
+            self._generation = update.generation
+            if view.total:  # a log that showed nothing was not replaced: it appeared
+                self.notify("the log was truncated or replaced: reading it from its new start", timeout=4)
+            view.reset(update.total)
+            if update.matches is not None:
+                view.set_matches(update.matches)
         else:
-            view.grow(total, matches or ())
-        if matches is not None:
-            self.filtered_upto = self.doc.index.complete
-        self._tracked(meaning)
+            view.grow(update.total, update.matches or ())
+        if update.matches is not None:
+            self.filtered_upto = update.upto
+        if update.meaning.version != self._version or update.forget:
+            self._tracked(update.meaning, forget=update.forget)
         self._status()
 
     def action_toggle_follow(self) -> None:
@@ -238,7 +321,7 @@ class LogPane(Vertical):
         if self.follow:
             self._start_polling()
             self.view.go_last()
-            self.poll()
+            self.poll()  # what came while paused
         else:
             self._stop_polling()
             self.view.tail = False
@@ -384,12 +467,14 @@ class LogPane(Vertical):
         else:
             text.append(f"line {'-' if line is None else f'{line + 1:,}'}/{count:,}")
         if self.follow:
+            bold = Style(bold=True)  # in the theme's colours, as the status bar's verdicts
             if view.tail:
-                text.append("  following", "bold green")
+                text.append("  following", self.palette.stages[Stage.READY] + bold)
             else:
-                text.append("  paused", "bold yellow")
+                paused = self.palette.severities[Severity.WARNING] + bold
+                text.append("  paused", paused)
                 if view.new_lines:
-                    text.append(f"  +{view.new_lines:,} new lines (end: resume)", "bold yellow")
+                    text.append(f"  +{view.new_lines:,} new lines (end: resume)", paused)
         if self.filter_spec.active and view.matches is not None:
             text.append(f"  filter: {len(view.matches):,} lines")
             if self.filter_spec.regex:

@@ -317,6 +317,12 @@ class LogView(ScrollView, can_focus=True):
         if self.tail and self.rows.count:
             self._follow_cursor()  # opened before its first layout (a hidden tab): the tail is still the end
 
+    def watch_show_horizontal_scrollbar(self, shown: bool) -> None:
+        # The scrollbar takes the bottom row (the first long line read brings it): a tail that was on
+        # that row would be hidden under it.
+        if self.tail and self.rows.count:
+            self.call_after_refresh(self._follow_cursor)
+
     def notify_style_update(self) -> None:
         super().notify_style_update()
         self.refresh()
