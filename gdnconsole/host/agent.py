@@ -21,7 +21,8 @@ Console -> agent:
   a ``log_reset`` is sent and the new file is followed from 0. One file at a time: another ``follow``
   replaces it. With ``"raw": true`` each ``log`` message carries ``"bytes": N`` instead of ``data``, and
   the N bytes of the file follow its newline as they are (no decoding, no JSON escaping: a busy log then
-  costs both ends far less).
+  costs both ends far less). On Linux a write to the file wakes the agent at once (inotify); the file is
+  also looked at every 80 ms, which is all there is elsewhere (and for writes inotify does not see).
 - ``{"op": "unfollow"}`` stops following.
 - ``{"op": "ping", "id": 7}`` -> ``{"type": "pong", "id": 7, "t": EPOCH}``.
 - ``{"op": "processes"}`` -> one ``processes`` message now.
@@ -131,6 +132,8 @@ BOOTSTRAP = "python3 -u -c '" + BOOTSTRAP_CODE + "'"  # the same as one shell co
 DEFAULT_INTERVAL_S = 1.0
 LOG_POLL_S = 0.05  # how soon a growing file is checked again: a stage change shows within ~50 ms
 LOG_POLL_IDLE_S = 0.08  # ... and a quiet one: changes still show in < 100 ms; idle polls cost ~0.3% CPU
+LOG_WAKE_GAP_S = 0.01  # a write wakes the follower at once, but a busy log is read at most this often
+IN_MODIFY = 0x00000002  # inotify: the file was written (or truncated)
 F_SETPIPE_SZ = 1031  # fcntl command (Linux), not exported by Python 3.8's fcntl module
 LOG_READ_MAX_RAW = 1024 * 1024  # raw frames cost nothing per byte to escape: bigger ones cost less per byte
 LOG_READ_MAX = 256 * 1024  # bytes read for one log message
@@ -905,9 +908,12 @@ class Follower:
         inode: int | None,
         send: Callable[..., None],
         raw: bool = False,
+        opened: Callable[[str], None] | None = None,
     ) -> None:
+        """``opened(path)``: told each time the file at the path is opened (a new file there)."""
         self.path = path
         self.raw = raw  # send the bytes after the message instead of as a JSON string
+        self._opened = opened
         self.offset = offset  # bytes sent so far: always the start of a line
         self.inode = inode  # of the file the offset belongs to; None: whatever file is there now
         self.pending = b""  # bytes after the offset waiting for their newline
@@ -954,6 +960,8 @@ class Follower:
             return False
         opened = os.fstat(self._fd)  # the file actually opened, should the path change again meanwhile
         self._fd_id = (opened.st_dev, opened.st_ino)
+        if self._opened is not None:
+            self._opened(self.path)
         self._adopt(opened.st_ino)
         return True
 
@@ -1010,6 +1018,50 @@ class Follower:
                 self._send(message)
         self.offset += cut
         self.pending = data[cut:]
+
+
+class GrowthWatch:
+    """Wakes the agent when the followed file is written (Linux inotify, through ctypes), so that a line
+    is sent as it is written rather than at the next poll (an idle poll every 80 ms: 40 ms late on average).
+
+    A thread blocks reading the inotify descriptor and calls ``wake`` after each batch of events. Nothing
+    depends on it: without inotify (another OS, no ctypes, no watch left, a file system that does not
+    report writes) the polls go on alone."""
+
+    def __init__(self, wake: Callable[[], None]) -> None:
+        self.fd = -1
+        self.wd = -1
+        try:
+            import ctypes
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            self._add_watch = libc.inotify_add_watch
+            self._rm_watch = libc.inotify_rm_watch
+            self.fd = libc.inotify_init1(os.O_CLOEXEC)  # IN_CLOEXEC is O_CLOEXEC
+        except (ImportError, OSError, AttributeError):
+            return
+        if self.fd >= 0:
+            threading.Thread(target=self._read, args=(self.fd, wake), daemon=True).start()
+
+    def watch(self, path: str | None) -> None:
+        """Watch the file now at ``path`` (None: nothing). Called each time the follower opens a file: a
+        replaced file is another inode, which the old watch does not see."""
+        if self.fd < 0:
+            return
+        if self.wd >= 0:
+            self._rm_watch(self.fd, self.wd)  # fails harmlessly when the old file is gone
+            self.wd = -1
+        if path is not None:
+            self.wd = self._add_watch(self.fd, os.fsencode(path), IN_MODIFY)
+
+    @staticmethod
+    def _read(fd: int, wake: Callable[[], None]) -> None:
+        while True:
+            try:
+                os.read(fd, 4096)  # blocks until the next events; what they say does not matter
+            except OSError:
+                return
+            wake()
 
 
 # --- launching and stopping ---------------------------------------------------------------------------
@@ -1227,8 +1279,11 @@ class StopJob:
 class Agent:
     """Answers requests and runs periodic work; ``serve`` calls it from one thread."""
 
-    def __init__(self, writer: Writer) -> None:
+    def __init__(self, writer: Writer, wake: Callable[[], None] | None = None) -> None:
+        """``wake``: makes ``serve`` call ``log_written`` soon (from another thread); None: no waking."""
         self.send = writer.send
+        self.growth = GrowthWatch(wake) if wake is not None else None
+        self.last_poll = 0.0
         self.gpus = Gpus()
         self.scanner = Scanner(boot_time(), clock_ticks(), process_scope())
         self.interval = 0.0
@@ -1299,13 +1354,22 @@ class Agent:
         if not is_int(offset) or offset < 0 or not (inode is None or is_int(inode)):
             raise BadRequest("offset must be an integer >= 0 and inode an integer or null")
         self.op_unfollow(request)
-        self.follower = Follower(path, offset, inode, self.send, raw=request.get("raw") is True)
+        opened = self.growth.watch if self.growth is not None else None
+        raw = request.get("raw") is True
+        self.follower = Follower(path, offset, inode, self.send, raw=raw, opened=opened)
         self.next_poll = time.monotonic()
 
     def op_unfollow(self, request: dict[str, Any]) -> None:
         if self.follower is not None:
             self.follower.close()
+        if self.growth is not None:
+            self.growth.watch(None)
         self.follower, self.next_poll = None, None
+
+    def log_written(self) -> None:
+        """The followed file was written: look at it now, or as soon as a busy log may be read again."""
+        if self.next_poll is not None:
+            self.next_poll = min(self.next_poll, max(time.monotonic(), self.last_poll + LOG_WAKE_GAP_S))
 
     def op_ping(self, request: dict[str, Any]) -> None:
         self.send({"type": "pong", "id": request.get("id"), "t": time.time()})
@@ -1554,7 +1618,8 @@ class Agent:
 
     def poll_log(self) -> None:
         assert self.follower is not None
-        self.next_poll = time.monotonic() + self.follower.poll()
+        self.last_poll = time.monotonic()
+        self.next_poll = self.last_poll + self.follower.poll()
 
     def sample(self) -> None:
         gpus = self.gpus.sample()
@@ -1580,6 +1645,7 @@ def number(request: dict[str, Any], key: str, default: float) -> float:
 # --- the loop -----------------------------------------------------------------------------------------
 
 EOF = b""
+WAKE = b"\0wake"  # from the inotify thread: the followed file was written (no request line looks like it)
 
 
 def read_requests(stdin: IO[bytes], inbox: queue.Queue[bytes]) -> None:
@@ -1603,13 +1669,34 @@ def next_request(inbox: queue.Queue[bytes], wait: float | None) -> bytes | None:
         return None
 
 
-def serve(agent: Agent, inbox: queue.Queue[bytes]) -> None:
+class Waker:
+    """Wakes ``serve`` from another thread with a WAKE in its inbox: one at a time, however many writes."""
+
+    def __init__(self, inbox: queue.Queue[bytes]) -> None:
+        self.inbox = inbox
+        self.pending = False
+
+    def wake(self) -> None:
+        if not self.pending:
+            self.pending = True
+            self.inbox.put(WAKE)
+
+    def woken(self) -> None:
+        # Before the look it leads to: a write after this point wakes the loop again.
+        self.pending = False
+
+
+def serve(agent: Agent, inbox: queue.Queue[bytes], waker: Waker | None = None) -> None:
     """Until stdin closes: answer requests as they come, run periodic work when it is due."""
     while True:
         line = next_request(inbox, agent.wait_s(time.monotonic()))
         if line == EOF:
             return
-        if line is not None:
+        if line == WAKE:
+            if waker is not None:
+                waker.woken()
+            agent.log_written()
+        elif line is not None:
             agent.handle(line)
         agent.run_due(time.monotonic())
 
@@ -1631,10 +1718,11 @@ def main() -> None:
     inbox: queue.Queue[bytes] = queue.Queue()
     reader = threading.Thread(target=read_requests, args=(sys.stdin.buffer, inbox), daemon=True)
     reader.start()
-    agent = Agent(Writer(sys.stdout.buffer))
+    waker = Waker(inbox)
+    agent = Agent(Writer(sys.stdout.buffer), waker.wake)
     status = 0
     try:
-        serve(agent, inbox)
+        serve(agent, inbox, waker)
         agent.close()
     except (BrokenPipeError, KeyboardInterrupt):
         pass  # the console is gone: nobody to tell

@@ -675,6 +675,50 @@ def test_unfollow_stops_and_another_follow_switches_files(
     assert (message["path"], message["data"]) == (str(one), "again\n")  # nothing more from two
 
 
+class Captured(agent.Writer):
+    """The agent's writer, keeping each message (its raw bytes under "payload") instead of writing it."""
+
+    def __init__(self) -> None:
+        self.messages: queue.Queue[Message] = queue.Queue()
+
+    def send(self, message: dict[str, Any], payload: bytes = b"") -> None:
+        self.messages.put({**message, "payload": payload})
+
+    def next_log(self) -> Message:
+        while True:
+            message = self.messages.get(timeout=TIMEOUT)
+            if message["type"] == "log":
+                return message
+
+
+def test_a_write_wakes_the_follower_where_no_poll_would(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On Linux a write to the followed file wakes the agent (inotify): here no poll comes after the first
+    look, so only the wake can bring the second line. The agent runs in this process, its loop in a thread."""
+    monkeypatch.setattr(agent, "LOG_POLL_S", 3600.0)
+    monkeypatch.setattr(agent, "LOG_POLL_IDLE_S", 3600.0)
+    log = tmp_path / "serve.log"
+    log.write_bytes(b"first\n")
+    writer, inbox = Captured(), queue.Queue[bytes]()
+    waker = agent.Waker(inbox)
+    a = agent.Agent(writer, waker.wake)
+    if a.growth is None or a.growth.fd < 0:
+        pytest.skip("no inotify on this system: the agent polls alone")
+    loop = threading.Thread(target=agent.serve, args=(a, inbox, waker), daemon=True)
+    loop.start()
+    try:
+        inbox.put(json.dumps({"op": "follow", "path": str(log), "offset": 0, "raw": True}).encode() + b"\n")
+        assert writer.next_log()["payload"] == b"first\n"
+        append(log, b"second\n")
+        woken = writer.next_log()
+        assert (woken["offset"], woken["payload"]) == (6, b"second\n")
+    finally:
+        inbox.put(agent.EOF)
+        loop.join(TIMEOUT)
+        a.close()
+
+
 @pytest.mark.parametrize(
     ("data", "end", "cut"),
     [
