@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from functools import cached_property
+
 from rich.style import Style
 from rich.text import Text
 from textual.app import ComposeResult
@@ -58,11 +60,27 @@ class HostPane(Vertical):
         self.clock = clock
         self.doc = session.log.doc
         self.launch_note: Text | None = None  # a launch in flight, or how the last one ended
+        self._status: Text | None = None  # what the status bar shows
+        self._gpu_title: str | None = None  # and the GPU panel's title
 
     def compose(self) -> ComposeResult:
-        yield HostStatusBar(id="host-status")
-        yield GpuPanel(self.palette, id="gpus")
-        yield LogPane(self.doc, self.palette, follow=True)
+        yield self.status_bar
+        yield self.gpu_panel
+        yield self.log_pane
+
+    # Held, not queried: a repaint on every change of the host must not search the tab's widgets.
+
+    @cached_property
+    def status_bar(self) -> HostStatusBar:
+        return HostStatusBar(id="host-status")
+
+    @cached_property
+    def gpu_panel(self) -> GpuPanel:
+        return GpuPanel(self.palette, id="gpus")
+
+    @cached_property
+    def log_pane(self) -> LogPane:
+        return LogPane(self.doc, self.palette, follow=True)
 
     def on_mount(self) -> None:
         self.refresh_host()
@@ -70,22 +88,16 @@ class HostPane(Vertical):
     def on_resize(self) -> None:
         self.call_after_refresh(self.refresh_host)  # the status bar fits its parts to the new width
 
-    @property
-    def log_pane(self) -> LogPane:
-        return self.query_one(LogPane)
-
-    @property
-    def gpu_panel(self) -> GpuPanel:
-        return self.query_one(GpuPanel)
-
     def refresh_host(self) -> None:
         """Repaint from the session's state (cheap: called on every change the session reports)."""
         session = self.session
-        bar = self.query_one(HostStatusBar)
+        bar = self.status_bar
         status = host_status(session, self.palette, self.clock(), bar.content_width())
         if self.launch_note is not None:
             status = Text(SEP).join([status, self.launch_note])
-        bar.update(status)
+        if status != self._status:  # an unchanged bar is not laid out and painted again
+            self._status = status
+            bar.update(status)
         self.log_pane.timeline.set_verdict(verdict(session))
         rows = gpu_rows(
             session.gpus,
@@ -95,5 +107,7 @@ class HostPane(Vertical):
             session.log.tracker.current,
         )
         panel = self.gpu_panel
-        panel.border_title = f"GPUs · {session.nvml_source}" if session.hello else "GPUs"
+        title = f"GPUs · {session.nvml_source}" if session.hello else "GPUs"
+        if title != self._gpu_title:  # setting a border title repaints the panel, even the same title
+            self._gpu_title = panel.border_title = title
         panel.show(rows, gpu_message(session, self.palette))

@@ -48,7 +48,8 @@ class Meaning(NamedTuple):
 
 class Update(NamedTuple):
     """The document as a worker found it: its generation, lines, the filter's new matches (through line
-    ``upto``) and meaning; ``forget``: lines shown before may have been read before their meaning."""
+    ``upto``) and meaning; ``forget``: lines shown before may have been read before their meaning;
+    ``lines``: the new lines at the tail, read ahead so that they show in the same frame."""
 
     generation: int
     total: int
@@ -56,6 +57,7 @@ class Update(NamedTuple):
     upto: int
     meaning: Meaning
     forget: bool
+    lines: list[LineInfo]
 
 
 class StatusBar(Static):
@@ -115,12 +117,15 @@ class LogPane(Vertical):
         self._timer: Timer | None = None
         self._generation = self.doc.generation  # of the lines the view shows
         self._version = -1  # of the meaning shown
+        self._status_text: Text | None = None  # what the status line shows
+        self._catching_up = False  # a pushed document's growth is being read
+        self._grew_again = False  # ... and it grew again meanwhile
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="body"):
             yield self.view
             yield self.timeline
-        yield StatusBar(id="status")
+        yield self.status_bar
 
     @cached_property
     def view(self) -> LogView:
@@ -131,6 +136,10 @@ class LogPane(Vertical):
     @cached_property
     def timeline(self) -> Timeline:
         return Timeline(self.palette, id="timeline")
+
+    @cached_property
+    def status_bar(self) -> StatusBar:
+        return StatusBar(id="status")
 
     def on_mount(self) -> None:
         self.view.tail = self.follow
@@ -213,10 +222,11 @@ class LogPane(Vertical):
         if forget:
             self.view.forget_meanings()
         self.view.set_folds(folds)
+        if data != self.timeline_data or not self.tracked:  # a repaint lays the pane out again
+            self.timeline.show(data)
         self.timeline_data = data
         self._version = version
         self.tracked = True
-        self.timeline.show(data)
         self._set_busy("")
 
     # -- lines the view asks for -------------------------------------------------------------------------
@@ -269,20 +279,25 @@ class LogPane(Vertical):
         self._update(forget=True)  # the poll indexed lines before feeding them: a read may have come between
 
     def catch_up(self) -> None:
-        """Show what a pushed document holds now: its owner says when it grew or restarted. While not
-        following, the pane stays as it is (as a file's poll stops)."""
+        """Show what a pushed document holds now: its owner says when it grew or restarted. One read at a
+        time (growth meanwhile is read next); while not following, the pane stays as it is (as a file's
+        poll stops)."""
         doc = self.doc
         if not self.indexed or not self.follow:
             return
-        restarted = doc.generation != self._generation
-        if self.filter_spec.active and (restarted or doc.index.line_count != self.view.total):
-            self._filter_growth()  # the new lines are read from the file to filter them
-        elif restarted or doc.index.line_count != self.view.total or doc.meaning.version != self._version:
-            self._grew(self._now(forget=False))
+        if self._catching_up:
+            self._grew_again = True
+            return
+        shown = (self._generation, self.view.total, self._version)
+        if (doc.generation, doc.index.line_count, doc.meaning.version) != shown:
+            self._catching_up = True
+            self._read_growth(self.view.total, max(1, self.view.size.height))
 
-    @work(thread=True, group="poll", exclusive=True)
-    def _filter_growth(self) -> None:
-        self._update(forget=False)
+    @work(thread=True, group="growth")
+    def _read_growth(self, shown: int, rows: int) -> None:
+        update = self._now(forget=False, ahead=(shown, rows))
+        if not get_current_worker().is_cancelled:
+            self.app.call_from_thread(self._grew, update)
 
     def _update(self, *, forget: bool) -> None:
         """In a worker: what the document holds now, and the filter's matches among its new lines."""
@@ -290,14 +305,19 @@ class LogPane(Vertical):
         if not get_current_worker().is_cancelled:
             self.app.call_from_thread(self._grew, update)
 
-    def _now(self, *, forget: bool) -> Update:
+    def _now(self, *, forget: bool, ahead: tuple[int, int] | None = None) -> Update:
+        """``ahead``: (lines shown, rows on screen): read the new lines at the tail, when following it."""
         doc = self.doc
         generation = doc.generation
         total, upto = doc.index.line_count, doc.index.complete
+        restarted = generation != self._generation
         spec = self.filter_spec
-        start = 0 if generation != self._generation else self.filtered_upto
-        matches = doc.filter(spec, start, upto) if spec.active else None
-        return Update(generation, total, matches, upto, self._meaning(), forget)
+        matches = doc.filter(spec, 0 if restarted else self.filtered_upto, upto) if spec.active else None
+        lines: list[LineInfo] = []
+        if ahead is not None and self.view.tail and not spec.active:
+            shown, rows = ahead
+            lines = doc.read(range(max(0 if restarted else shown, total - rows), total))
+        return Update(generation, total, matches, upto, self._meaning(), forget, lines)
 
     def _grew(self, update: Update) -> None:
         view = self.view
@@ -309,12 +329,19 @@ class LogPane(Vertical):
             if update.matches is not None:
                 view.set_matches(update.matches)
         else:
-            view.grow(update.total, update.matches or ())
+            view.grow(update.total, update.matches or (), whole=self.pushed)
+        if update.lines:
+            view.add_lines(update.lines)  # in the same frame as the rows they fill
         if update.matches is not None:
             self.filtered_upto = update.upto
         if update.meaning.version != self._version or update.forget:
             self._tracked(update.meaning, forget=update.forget)
         self._status()
+        if self._catching_up:
+            self._catching_up = False
+            if self._grew_again:
+                self._grew_again = False
+                self.catch_up()
 
     def action_toggle_follow(self) -> None:
         self.follow = not self.follow
@@ -481,4 +508,6 @@ class LogPane(Vertical):
                 text.append(f" /{self.filter_spec.regex}/")  # a Text: the regex is not markup
         if self.busy:
             text.append(f"  {self.busy}", "dim")
-        self.query_one(StatusBar).update(text)
+        if text != self._status_text:  # the same line is not laid out and painted again
+            self._status_text = text
+            self.status_bar.update(text)

@@ -195,9 +195,10 @@ class LogView(ScrollView, can_focus=True):
             self.cursor = min(self.cursor, max(0, self.rows.count - 1))
         self.refresh()
 
-    def grow(self, total: int, new_matches: Iterable[int] = ()) -> None:
-        """The file has ``total`` lines now; ``new_matches`` are the new lines the filter keeps."""
-        if self.total and total >= self.total:
+    def grow(self, total: int, new_matches: Iterable[int] = (), *, whole: bool = False) -> None:
+        """The file has ``total`` lines now; ``new_matches`` are the new lines the filter keeps; ``whole``:
+        the file holds whole lines only (a session's mirror), so the old last line stays as it was."""
+        if self.total and total >= self.total and not whole:
             self.cache.drop(self.total - 1)  # the old last line may have been incomplete
             if self._stale is not None:
                 self._stale.drop(self.total - 1)
