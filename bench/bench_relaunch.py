@@ -43,6 +43,12 @@ def host(home: Path, port: int) -> Host:
     )
 
 
+def _launched_group(session: HostSession) -> int:
+    record = session.launched
+    assert record is not None and record.pgid is not None, "the launched server has no process group"
+    return record.pgid
+
+
 async def one(session: HostSession, journal: Journal) -> tuple[float, float, float]:
     profile = session.host.profiles["final"]
     marks: dict[str, float] = {}
@@ -88,9 +94,9 @@ async def main() -> None:
             await launcher.settle(session, first, timeout=60, journal=journal)
             rows = []
             for _ in range(RUNS):
-                groups.add(int((session.launched or {})["pgid"]))
+                groups.add(_launched_group(session))
                 rows.append(await one(session, journal))
-                groups.add(int((session.launched or {})["pgid"]))
+                groups.add(_launched_group(session))
             total, stop, free = (statistics.median(col) for col in zip(*rows, strict=True))
             overhead = total - stop - free
             print(f"relaunch key -> new server process start: {total:.3f} s (median of {RUNS})")

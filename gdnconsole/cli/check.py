@@ -42,18 +42,17 @@ def local_config_json(model: str) -> dict[str, Any] | None:
 
 
 async def host_facts(host: Host, timeout: float) -> tuple[str, str | None, int | None]:
-    """(SGLang version, compute capability of GPU 0, GPU count) from the host's agent."""
+    """(SGLang version, compute capability, GPU count) from the host's agent: the session's facts, as
+    the flag form and the launcher read them."""
     from gdnconsole.cli.status import look
 
     session = await look(host, timeout=timeout)
     if session.link is not LinkState.CONNECTED or not session.hello:
         fail(f"cannot reach {host.name}: {session.link_message or session.link.value}")
-    version = session.hello.get("sglang")
-    if not version:
+    facts = session.facts
+    if not facts.sglang:
         fail(f"{host.name} has no SGLang installed")
-    gpus = session.gpus or list(session.hello.get("gpus") or [])
-    capability = next((str(g["compute_capability"]) for g in gpus if g.get("compute_capability")), None)
-    return str(version), capability, len(gpus)
+    return facts.sglang, facts.compute_capability, facts.gpus
 
 
 async def host_architecture(host: Host, model: str, timeout: float) -> str | None:

@@ -95,7 +95,7 @@ def render(session: HostSession) -> Group:
             )
         parts.append(table)
     elif session.hello:
-        reason = ((session.hello.get("nvml") or {}).get("reason")) or "no GPU data"
+        reason = session.hello.nvml.reason or "no GPU data"
         parts.append(Text(f"no GPU data: {reason}", style="yellow"))
     server = data["server"]
     if server:

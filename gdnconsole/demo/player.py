@@ -371,21 +371,18 @@ class Director:
         progress = self.dashboard.launches.progress.get(index)
         session = self.session(index)
         server = session.server
-        launched = session.launched or {}
-        orphans = [(o.get("pid"), o.get("pgid"), o.get("title")) for o in session.orphans]
-        holders = [
-            (g.get("index"), p.get("pid"), p.get("used_mib"))
-            for g in session.gpus
-            for p in g.get("processes", [])
-        ]
+        launched = session.launched
+        orphans = [(o.pid, o.pgid, o.title) for o in session.orphans]
+        holders = [(g.index, p.pid, p.used_mib) for g in session.gpus for p in g.processes]
         toasts = self.app.toasts[-4:]
         focused = self.app.focused
         return (
             state
             + ("" if note is None else f"; the dashboard says: {note.plain}")
             + ("" if progress is None else f"; in flight: {progress.action}, {progress.phase}")
-            + ("" if server is None else f"; a server runs: pid {server.get('pid')}")
-            + f"; launched {launched.get('pid')}/{launched.get('pgid')} alive {session.launched_alive}"
+            + ("" if server is None else f"; a server runs: pid {server.pid}")
+            + ("; launched nothing" if launched is None else f"; launched {launched.pid}/{launched.pgid}")
+            + f" alive {session.launched_alive}"
             + f"; orphans {orphans}; GPU holders {holders}"
             + f"; screen {type(self.app.screen).__name__}#{self.app.screen.id}"
             + f", focus {None if focused is None else type(focused).__name__}"
@@ -433,8 +430,8 @@ class Director:
         session = self.session(index)
 
         def shown() -> bool:
-            held = any(p.get("pid") == pid for g in session.gpus for p in g.get("processes", []))
-            return held and any(o.get("pid") == pid for o in session.orphans)
+            held = any(p.pid == pid for g in session.gpus for p in g.processes)
+            return held and any(o.pid == pid for o in session.orphans)
 
         await self.until(shown, f"the leftover rank {pid} on {session.host.name}")
 
@@ -574,8 +571,8 @@ class StoryRun:
 
         def launched(topic: str) -> None:
             record = session.launched
-            if topic == "launched" and record is not None and isinstance(record.get("pgid"), int):
-                self.groups.add(int(record["pgid"]))
+            if topic == "launched" and record is not None and record.pgid is not None:
+                self.groups.add(record.pgid)
 
         session.subscribe(launched)
         return session

@@ -1,13 +1,13 @@
 """GPU memory around a launch: which GPUs the ranks will use, who else holds memory there, and whether
-an old server's memory is released yet. Pure functions over the agent's ``gpus`` sample."""
+an old server's memory is released yet. Pure functions over the session's GPU sample (host/state.py)."""
 
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from gdnconsole.host.ranks import visible_devices
+from gdnconsole.host.state import Gpu
 from gdnconsole.sglang.launch import flag_value
 
 # What an idle GPU may show as used with no process listed (driver context, persistence mode); memory
@@ -49,53 +49,43 @@ def rank_gpus(argv: Sequence[str], env: Mapping[str, str]) -> list[int]:
     return [visible[o] for o in ordinals if o < len(visible)]
 
 
-def _gpu(gpus: Sequence[Mapping[str, Any]], index: int) -> Mapping[str, Any] | None:
-    return next((g for g in gpus if g.get("index") == index), None)
+def _gpu(gpus: Sequence[Gpu], index: int) -> Gpu | None:
+    return next((g for g in gpus if g.index == index), None)
 
 
-def other_holders(
-    gpus: Sequence[Mapping[str, Any]], indices: Sequence[int], ours: Collection[int]
-) -> list[Holder]:
+def other_holders(gpus: Sequence[Gpu], indices: Sequence[int], ours: Collection[int]) -> list[Holder]:
     """Live processes (the agent could name them) holding memory on ``indices``, except ``ours``."""
     found = []
     for index in indices:
-        gpu = _gpu(gpus, index) or {}
-        for proc in gpu.get("processes", []):
-            pid, name, used = proc.get("pid"), proc.get("name"), proc.get("used_mib")
-            if isinstance(pid, int) and pid not in ours and name is not None:
-                found.append(Holder(index, pid, name, int(used or 0)))
+        gpu = _gpu(gpus, index)
+        for proc in gpu.processes if gpu is not None else ():
+            if proc.pid not in ours and proc.name is not None:
+                found.append(Holder(index, proc.pid, proc.name, proc.used_mib or 0))
     return found
 
 
-def group_pids(gpus: Sequence[Mapping[str, Any]], pgid: int) -> set[int]:
+def group_pids(gpus: Sequence[Gpu], pgid: int) -> set[int]:
     """Live processes of process group ``pgid`` that hold memory on any GPU (a server's ranks)."""
-    return {
-        proc["pid"]
-        for gpu in gpus
-        for proc in gpu.get("processes", [])
-        if isinstance(proc.get("pid"), int) and proc.get("pgid") == pgid
-    }
+    return {proc.pid for gpu in gpus for proc in gpu.processes if proc.pgid == pgid}
 
 
-def unreleased_mib(
-    gpus: Sequence[Mapping[str, Any]], indices: Sequence[int], old: Collection[int] = ()
-) -> dict[int, int]:
+def unreleased_mib(gpus: Sequence[Gpu], indices: Sequence[int], old: Collection[int] = ()) -> dict[int, int]:
     """Per GPU, memory used beyond the idle level that no live process other than the ``old`` server's
     accounts for (its driver context is not torn down yet). Empty when every GPU is back to baseline."""
     left: dict[int, int] = {}
     for index in indices:
         gpu = _gpu(gpus, index)
-        if gpu is None or gpu.get("used_mib") is None:
+        if gpu is None or gpu.used_mib is None:
             continue
         others = sum(h.used_mib for h in other_holders(gpus, [index], old))
-        extra = int(gpu["used_mib"]) - others - IDLE_MIB
+        extra = gpu.used_mib - others - IDLE_MIB
         if extra > 0:
             left[index] = extra + IDLE_MIB
     return left
 
 
 def shortfalls(
-    gpus: Sequence[Mapping[str, Any]],
+    gpus: Sequence[Gpu],
     indices: Sequence[int],
     mem_fraction: float | None,
     ours: Collection[int],
@@ -109,8 +99,8 @@ def shortfalls(
     problems = []
     for index in indices:
         gpu = _gpu(gpus, index)
-        total = gpu.get("total_mib") if gpu else None
-        if not isinstance(total, int):
+        total = gpu.total_mib if gpu is not None else None
+        if total is None:
             continue
         holders = other_holders(gpus, [index], ours)
         needed = int(total * fraction)

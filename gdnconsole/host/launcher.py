@@ -26,6 +26,7 @@ from gdnconsole.host import gpumem
 from gdnconsole.host.journal import FINAL_OUTCOMES, Attempt, Journal, flag_diff
 from gdnconsole.host.replies import AgentRefused
 from gdnconsole.host.session import HostSession
+from gdnconsole.host.state import Rank, Server, ServerExit
 from gdnconsole.sglang.launch import LaunchSpec, flag_value, launch_spec, redact
 
 __all__ = [
@@ -101,20 +102,19 @@ def check_rules(session: HostSession, spec: LaunchSpec) -> dict[str, Any] | None
     "message", "source"}`` as the journal keeps it (the flag tells the UI which field to open)."""
     from gdnconsole.sglang import models, rules  # the flag tables load only when a launch is checked
 
-    hello = session.hello or {}
-    gpus = hello.get("gpus") or []
-    capability = next((g.get("compute_capability") for g in gpus if g.get("compute_capability")), None)
-    version = hello.get("sglang")
-    if not version:
+    facts = session.facts
+    if not facts.sglang:
         return {
             "id": "no-sglang",
+            "flag": None,
             "message": f"SGLang is not installed for {session.host.python} on this host",
+            "source": None,
         }
     result = rules.check(
         list(spec.args),
-        sglang=str(version),
-        compute_capability=capability,
-        gpus=len(gpus) or None,
+        sglang=facts.sglang,
+        compute_capability=facts.compute_capability,
+        gpus=facts.gpus,
         architecture=models.architecture_of(_model_of(spec)),
         env=spec.env,
     )
@@ -177,8 +177,8 @@ async def _wait_for_leftovers(
 ) -> None:
     """A server that just crashed: its ranks die with it (or are still dying), and their memory comes
     back a moment later. Wait for that rather than refuse; then the new server's memory must be free."""
-    record = session.launched or {}
-    gpus = gpumem.rank_gpus(record.get("argv", []), record.get("env") or {})
+    record = session.launched
+    gpus = gpumem.rank_gpus(record.argv, record.env) if record is not None else []
     await wait_released(session, gpus, leftovers, say)
     _refuse_for_memory(session, spec, profile, ours=set())
 
@@ -257,7 +257,7 @@ def recall_verification(session: HostSession, journal: Journal | None = None) ->
     if server is None or session.serving.verified is not None:
         return
     for attempt in reversed(_journal(session, journal).attempts()):
-        if attempt.pid == server.get("pid") and attempt.verify is not None:
+        if attempt.pid == server.pid and attempt.verify is not None:
             session.prober.sync()
             session.serving.recall(attempt.verify)
             return
@@ -267,7 +267,7 @@ def record_verification(session: HostSession, journal: Journal | None = None) ->
     """The session's latest proof (a prompt's answer or failure) into the journal's attempt of the
     running server, so that a console that did not see the prompt (`status`, another dashboard) knows."""
     server = session.server
-    pid = server.get("pid") if server is not None else session.launched_pid
+    pid = server.pid if server is not None else session.launched_pid
     if pid is None:
         return
     journal = _journal(session, journal)
@@ -279,11 +279,11 @@ def record_verification(session: HostSession, journal: Journal | None = None) ->
             return
 
 
-def _exit_summary(message: Mapping[str, Any]) -> str:
-    code = message.get("returncode")
-    if isinstance(code, int) and code < 0:
+def _exit_summary(ended: ServerExit) -> str:
+    code = ended.returncode
+    if code is not None and code < 0:
         return f"the server was killed by signal {-code} with nothing in its log"
-    if isinstance(code, int):
+    if code is not None:
         return f"the server exited with code {code} with nothing fatal in its log"
     return "the server exited with nothing fatal in its log"
 
@@ -339,36 +339,40 @@ def stop_plan(session: HostSession) -> StopPlan:
     """What ``stop`` would signal now (empty when this console has launched or adopted nothing alive)."""
     record = session.launched if session.launched_alive else None
     now = time.time()
-    untouched = [
-        _plan_process(s, now) for s in session.servers if record is None or s.get("pid") != record.get("pid")
-    ]
-    untouched += [_plan_process(o, now) for o in session.orphans]
+    untouched = [_plan_server(s, now) for s in session.servers if record is None or s.pid != record.pid]
+    untouched += [_plan_rank(o, now) for o in session.orphans]
     if record is None:
         return StopPlan(untouched=untouched)
-    server = next((s for s in session.servers if s.get("pid") == record.get("pid")), None)
-    processes = [_plan_process(server or record, now)]
-    processes += [_plan_process(c, now) for c in (server or {}).get("children", [])]
-    start = record.get("start_time")
+    server = next((s for s in session.servers if s.pid == record.pid), None)
+    if server is not None:
+        processes = [_plan_server(server, now), *(_plan_rank(c, now) for c in server.children)]
+    else:  # not listed by a scan yet: the pid file's record is what we know
+        processes = [_plan_entry(record.pid, " ".join(redact(record.argv)), record.start_time, now)]
+    start = record.start_time
     return StopPlan(
-        pid=int(record["pid"]),
-        pgid=record.get("pgid"),
+        pid=record.pid,
+        pgid=record.pgid,
         start_time=start,
-        uptime_s=round(now - start, 1) if isinstance(start, (int, float)) else None,
-        adopted=bool(record.get("adopted")),
-        owner=record.get("owner"),
-        argv=list(record.get("argv", [])),
+        uptime_s=round(now - start, 1) if start is not None else None,
+        adopted=record.adopted,
+        owner=record.owner,
+        argv=list(record.argv),
         processes=processes,
         untouched=untouched,
     )
 
 
-def _plan_process(entry: Mapping[str, Any], now: float) -> PlanProcess:
-    start = entry.get("start_time")
-    title = entry.get("title") or " ".join(redact(entry.get("cmdline") or entry.get("argv") or []))
+def _plan_server(server: Server, now: float) -> PlanProcess:
+    return _plan_entry(server.pid, " ".join(redact(server.cmdline)), server.start_time, now)
+
+
+def _plan_rank(rank: Rank, now: float) -> PlanProcess:
+    return _plan_entry(rank.pid, rank.title or " ".join(redact(rank.cmdline)), rank.start_time, now)
+
+
+def _plan_entry(pid: int, title: str, start: float | None, now: float) -> PlanProcess:
     return PlanProcess(
-        pid=int(entry["pid"]),
-        title=str(title)[:200],
-        uptime_s=round(now - start, 1) if isinstance(start, (int, float)) else None,
+        pid=pid, title=title[:200], uptime_s=round(now - start, 1) if start is not None else None
     )
 
 
@@ -387,7 +391,7 @@ async def _stop(session: HostSession, grace: float, journal: Journal, say: Say) 
             f"no server launched or adopted by gdnconsole runs on {session.host.name}: nothing to stop "
             "(a server started by hand must be adopted first)"
         )
-    pid = int(record["pid"])
+    pid = record.pid
     old = _server_pids(session, pid)  # its ranks may linger in NVML's list as zombies: still its memory
     say(f"stopping pid {pid}: SIGTERM, SIGKILL to its group after {grace:g} s")
 
@@ -395,7 +399,7 @@ async def _stop(session: HostSession, grace: float, journal: Journal, say: Say) 
         sent = f"{message['signal']} sent, " if message.get("signal") else ""
         say(f"stopping pid {pid}: {sent}{message.get('alive')} processes left, {message.get('elapsed')} s")
 
-    request = {"op": "stop", "pid": pid, "pgid": record.get("pgid"), "start_time": record.get("start_time")}
+    request = {"op": "stop", "pid": pid, "pgid": record.pgid, "start_time": record.start_time}
     try:
         reply = await session.request(
             {**request, "grace": grace}, "stopped", timeout=grace + STOP_ANSWER_SLACK_S, progress=progress
@@ -404,7 +408,7 @@ async def _stop(session: HostSession, grace: float, journal: Journal, say: Say) 
         raise LaunchRefused(str(exc)) from None
     _mark_stopped(journal, pid)
     # Stopped means the GPUs are free again: a launch right after must not find the old ranks' memory.
-    await wait_released(session, gpumem.rank_gpus(record.get("argv", []), record.get("env") or {}), old, say)
+    await wait_released(session, gpumem.rank_gpus(record.argv, record.env), old, say)
     return StopResult(
         pid, reply.get("pgid"), str(reply["how"]), float(reply["elapsed"]), int(reply.get("strays", 0))
     )
@@ -438,8 +442,8 @@ def _server_pids(session: HostSession, pid: int | None) -> set[int]:
     of its group (a rank started since that scan)."""
     if pid is None:
         return set()
-    server = next((s for s in session.servers if s.get("pid") == pid), {})
-    pids = {pid, *(int(c["pid"]) for c in server.get("children", []))}
+    server = next((s for s in session.servers if s.pid == pid), None)
+    pids = {pid, *(c.pid for c in (server.children if server is not None else ()))}
     return (pids | _launched_group_on_gpus(session)) if pid == session.launched_pid else pids
 
 
@@ -449,26 +453,26 @@ def _crashed_leftovers(session: HostSession) -> set[int]:
     no longer listed, yet hold their GPU memory until they are gone), and those of its group that the
     GPU sample lists (a rank started after the last scan)."""
     record = session.launched
-    if record is None or session.launched_alive or not isinstance(record.get("pgid"), int):
+    if record is None or session.launched_alive or record.pgid is None:
         return set()
-    orphans = {int(o["pid"]) for o in session.orphans if o.get("pgid") == record["pgid"]}
-    return orphans | session.exit_children.get(int(record["pid"]), set()) | _launched_group_on_gpus(session)
+    orphans = {o.pid for o in session.orphans if o.pgid == record.pgid}
+    return orphans | session.exit_children.get(record.pid, set()) | _launched_group_on_gpus(session)
 
 
 def _launched_group_on_gpus(session: HostSession) -> set[int]:
     """The GPU processes in the launched server's process group, by the latest GPU sample: its ranks,
     whether or not a process scan has seen them (one started or died between two scans)."""
     record = session.launched
-    pgid = record.get("pgid") if record is not None else None
-    return gpumem.group_pids(session.gpus, pgid) if isinstance(pgid, int) else set()
+    pgid = record.pgid if record is not None else None
+    return gpumem.group_pids(session.gpus, pgid) if pgid is not None else set()
 
 
 def _refuse_foreign_server(session: HostSession, profile: Profile, ours: int | None) -> None:
     for server in session.servers:
-        if server.get("pid") != ours and server.get("port") == profile.port:
+        if server.pid != ours and server.port == profile.port:
             raise LaunchRefused(
-                f"a server gdnconsole did not launch uses port {profile.port}: pid {server.get('pid')} "
-                f"({' '.join(redact(server.get('cmdline', [])))[:120]}); adopt it to let relaunch replace it"
+                f"a server gdnconsole did not launch uses port {profile.port}: pid {server.pid} "
+                f"({' '.join(redact(server.cmdline))[:120]}); adopt it to let relaunch replace it"
             )
 
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+
+from gdnconsole.host.state import Gpu, Server
 
 MIB_PER_GB = 1024.0  # SGLang's "GB" are GiB (torch memory / 2**30)
 
@@ -58,19 +59,18 @@ def visible_devices(env: Mapping[str, str]) -> list[int] | None:
     return out
 
 
-def place_ranks(server: Mapping[str, Any], gpus: Sequence[Mapping[str, Any]]) -> list[RankPlacement]:
-    """Place each rank child of ``server`` (an agent `processes` entry) on a GPU."""
-    by_pid = {proc["pid"]: gpu["index"] for gpu in gpus for proc in gpu.get("processes", []) if "pid" in proc}
-    cmdline = server.get("cmdline", [])
-    base = _flag(cmdline, "--base-gpu-id", 0)
-    step = _flag(cmdline, "--gpu-id-step", 1)
-    visible = visible_devices(server.get("env", {}))
+def place_ranks(server: Server, gpus: Sequence[Gpu]) -> list[RankPlacement]:
+    """Place each rank child of ``server`` on a GPU."""
+    by_pid = {proc.pid: gpu.index for gpu in gpus for proc in gpu.processes}
+    base = _flag(server.cmdline, "--base-gpu-id", 0)
+    step = _flag(server.cmdline, "--gpu-id-step", 1)
+    visible = visible_devices(server.env or {})
     placements: list[RankPlacement] = []
-    for child in server.get("children", []):
-        rank = child.get("rank")
+    for child in server.children:
+        rank = child.rank
         if not rank:
             continue
-        pid = child.get("pid")
+        pid = child.pid
         if pid in by_pid:
             placements.append(RankPlacement(rank, pid, by_pid[pid], "nvml"))
             continue

@@ -27,6 +27,18 @@ from gdnconsole.host.link import AgentChannel, AgentExited, LinkError, LinkState
 from gdnconsole.host.ranks import RankPlacement, place_ranks
 from gdnconsole.host.replies import LinkLost, Message, Pending, Progress
 from gdnconsole.host.serving import Prober, ProbeTiming, ServingState, api_key, bind_host
+from gdnconsole.host.state import (
+    Gpu,
+    Hello,
+    HostFacts,
+    Rank,
+    Server,
+    ServerExit,
+    ServerRecord,
+    parse_gpus,
+    parse_ranks,
+    parse_servers,
+)
 from gdnconsole.logs.document import MirrorDocument
 from gdnconsole.logs.meaning import LogMeaning
 from gdnconsole.sglang import decodepoints
@@ -134,10 +146,11 @@ class HostSession:
         self.fingerprint: str | None = None
         self.since = time.time()
         self.rtt_ms: float | None = None
-        self.hello: dict[str, Any] | None = None
-        self.gpus: list[dict[str, Any]] = []
-        self.servers: list[dict[str, Any]] = []
-        self.orphans: list[dict[str, Any]] = []
+        # What the agent reported, parsed once (host/state.py): everything above reads attributes.
+        self.hello: Hello | None = None
+        self.gpus: tuple[Gpu, ...] = ()
+        self.servers: tuple[Server, ...] = ()
+        self.orphans: tuple[Rank, ...] = ()  # ranks whose server is gone
         self.log = LogState.create(host.log, mirror)
         self.connects = 0
         self.hellos = 0
@@ -151,10 +164,10 @@ class HostSession:
         self._changed = asyncio.Event()
         self._stopping = False
         # The server this console launched or adopted (the agent's pid-file record), and what ended.
-        self.launched: dict[str, Any] | None = None
+        self.launched: ServerRecord | None = None
         self.launched_alive = False
         self.pidfile_seen = False
-        self.exits: dict[int, dict[str, Any]] = {}  # pid -> the agent's server_exit message
+        self.exits: dict[int, ServerExit] = {}  # pid -> how it ended
         self.exit_children: dict[int, set[int]] = {}  # pid -> its children's pids when it exited
         self._pending = Pending()
         self.forwards = Forwards()
@@ -381,44 +394,44 @@ class HostSession:
 
     def _on_server_record(self, message: dict[str, Any]) -> None:
         """launched / adopted / pidfile: the server this console may stop."""
-        record = message.get("server")
-        self.launched = record if isinstance(record, dict) else None
-        self.launched_alive = bool(message.get("alive", record is not None))
+        self.launched = ServerRecord.parse(message.get("server"))
+        self.launched_alive = bool(message.get("alive", self.launched is not None))
         if message.get("type") == "pidfile":
             self.pidfile_seen = True
         self.notify("launched")
 
     def _on_server_exit(self, message: dict[str, Any]) -> None:
-        pid = int(message.get("pid", -1))
-        self.exits[pid] = message
+        ended = ServerExit.parse(message)
+        if ended is None:
+            return
+        pid = ended.pid
+        self.exits[pid] = ended
         # Its ranks as the last scan saw them: they can hold GPU memory for a while after the exit (dying,
         # no longer listed by a scan), and a launch must wait for them, not take them for another process.
-        self.exit_children[pid] = {
-            int(c["pid"]) for s in self.servers if s.get("pid") == pid for c in s.get("children", [])
-        }
+        self.exit_children[pid] = {c.pid for s in self.servers if s.pid == pid for c in s.children}
         # Gone now, not at the next process scan: until then L said "a server runs" and R offered to
         # stop a process that had exited.
-        self.servers = [s for s in self.servers if s.get("pid") != pid]
-        if self.launched is not None and self.launched.get("pid") == pid:
+        self.servers = tuple(s for s in self.servers if s.pid != pid)
+        if self.launched is not None and self.launched.pid == pid:
             self.launched_alive = False
         self.notify("server_exit")
 
     def _on_hello(self, message: dict[str, Any]) -> None:
-        self.hello = message
+        self.hello = Hello.parse(message)
         self.hellos += 1
         self._set_link(LinkState.CONNECTED)
         self.notify("hello")
 
     def _on_gpus(self, message: dict[str, Any]) -> None:
-        self.gpus = list(message.get("gpus", []))
+        self.gpus = parse_gpus(message.get("gpus"))
         self.gpus_seen = True
         self.gpu_samples += 1
         self.notify("gpus")
 
     def _on_processes(self, message: dict[str, Any]) -> None:
-        self.servers = list(message.get("servers", []))
+        self.servers = parse_servers(message.get("servers"))
         self.processes_seen = True
-        self.orphans = list(message.get("orphans", []))
+        self.orphans = parse_ranks(message.get("orphans"))
         self.notify("processes")
 
     def _on_log(self, message: dict[str, Any]) -> None:
@@ -458,11 +471,11 @@ class HostSession:
     def server_argv(self) -> list[str]:
         """The running server's command line (else the launch profile's flags): port, bind, API key."""
         server = self.server
-        if server is not None and server.get("cmdline"):
-            return [str(word) for word in server["cmdline"]]
+        if server is not None and server.cmdline:
+            return list(server.cmdline)
         record = self.launched if self.launched_alive else None
-        if record is not None and record.get("argv"):
-            return [str(word) for word in record["argv"]]
+        if record is not None and record.argv:
+            return list(record.argv)
         profile = self.host.profile
         if profile is None:
             return []
@@ -470,8 +483,8 @@ class HostSession:
 
     def server_port(self) -> int | None:
         server = self.server
-        if server is not None and isinstance(server.get("port"), int):
-            return int(server["port"])
+        if server is not None and server.port is not None:
+            return server.port
         profile = self.host.profile
         return profile.port if profile is not None else None
 
@@ -500,7 +513,7 @@ class HostSession:
     def server_identity(self) -> tuple[int | None, int] | None:
         """The current server, as the serving state names it: its pid and the log's generation."""
         server = self.server
-        return None if server is None else (server.get("pid"), self.log.resets)
+        return None if server is None else (server.pid, self.log.resets)
 
     def note_prompt(self, result: ChatResult) -> None:
         """A prompt's outcome is evidence about the server (it may set or lose VERIFIED)."""
@@ -519,26 +532,25 @@ class HostSession:
     # -- derived state -----------------------------------------------------------------------------
 
     @property
-    def server(self) -> dict[str, Any] | None:
+    def server(self) -> Server | None:
         """The host's SGLang server: the one on the active profile's port, else the newest one."""
         if not self.servers:
             return None
         launched = self.launched_pid
         if launched is not None:
             for server in self.servers:
-                if server.get("pid") == launched:
+                if server.pid == launched:
                     return server
         profile = self.host.profile
-        on_port = [s for s in self.servers if profile is not None and s.get("port") == profile.port]
-        return max(on_port or self.servers, key=lambda s: s.get("start_time", 0))
+        on_port = [s for s in self.servers if profile is not None and s.port == profile.port]
+        return max(on_port or self.servers, key=lambda s: s.start_time)
 
     @property
     def launched_pid(self) -> int | None:
         """The pid of the server this console launched or adopted, while it runs."""
         if self.launched is None or not self.launched_alive:
             return None
-        pid = self.launched.get("pid")
-        return pid if isinstance(pid, int) else None
+        return self.launched.pid
 
     def placements(self) -> list[RankPlacement]:
         server = self.server
@@ -557,8 +569,12 @@ class HostSession:
 
     @property
     def nvml_source(self) -> str:
-        nvml = (self.hello or {}).get("nvml") or {}
-        return str(nvml.get("source", "none"))
+        return self.hello.nvml.source if self.hello is not None else "none"
+
+    @property
+    def facts(self) -> HostFacts:
+        """What SGLang's rules need to know of this host: the flag form, `check --host`, the launcher."""
+        return HostFacts.of(self.hello, self.gpus)
 
     def status(self) -> dict[str, Any]:
         """The `status --json` object."""
@@ -568,9 +584,9 @@ class HostSession:
             # A host reached without a usable Python is, for scripts, a host that cannot be used.
             "link": LinkState.DOWN.value if self.link is LinkState.NO_AGENT else self.link.value,
             "message": self.link_message,
-            "sglang_version": (self.hello or {}).get("sglang"),
+            "sglang_version": self.hello.sglang if self.hello is not None else None,
             "nvml": self.nvml_source,
-            "gpus": [_gpu_json(gpu, ranks.get(int(gpu.get("index", -1)))) for gpu in self.gpus],
+            "gpus": [_gpu_json(gpu, ranks.get(gpu.index)) for gpu in self.gpus],
             "server": self._server_json(),
         }
 
@@ -581,9 +597,9 @@ class HostSession:
         startup = self.log.tracker.current
         fatal = startup.fatal if startup else None
         return {
-            "pid": server.get("pid"),
-            "pgid": server.get("pgid"),
-            "port": server.get("port"),
+            "pid": server.pid,
+            "pgid": server.pgid,
+            "port": server.port,
             "stage": startup.stage.label if startup else "starting",
             "ready": bool(startup and startup.ready),
             "fatal": {"line": fatal.line, "summary": fatal.summary} if fatal else None,
@@ -623,19 +639,16 @@ _HANDLERS: dict[str, Callable[[HostSession, dict[str, Any]], None]] = {
 }
 
 
-def _gpu_json(gpu: dict[str, Any], rank: str | None) -> dict[str, Any]:
+def _gpu_json(gpu: Gpu, rank: str | None) -> dict[str, Any]:
     return {
-        "index": gpu.get("index"),
-        "uuid": gpu.get("uuid"),
-        "name": gpu.get("name"),
-        "total_mib": gpu.get("total_mib"),
-        "used_mib": gpu.get("used_mib"),
-        "util_pct": gpu.get("util_pct"),
+        "index": gpu.index,
+        "uuid": gpu.uuid,
+        "name": gpu.name,
+        "total_mib": gpu.total_mib,
+        "used_mib": gpu.used_mib,
+        "util_pct": gpu.util_pct,
         "rank": rank,
-        "processes": [
-            {"pid": p.get("pid"), "used_mib": p.get("used_mib"), "name": p.get("name")}
-            for p in gpu.get("processes", [])
-        ],
+        "processes": [{"pid": p.pid, "used_mib": p.used_mib, "name": p.name} for p in gpu.processes],
     }
 
 

@@ -66,8 +66,8 @@ async def connected(
 
     def remember(topic: str) -> None:
         record = session.launched
-        if topic == "launched" and record and isinstance(record.get("pgid"), int):
-            groups.add(record["pgid"])
+        if topic == "launched" and record is not None and record.pgid is not None:
+            groups.add(record.pgid)
 
     session.subscribe(remember)
     try:

@@ -190,7 +190,7 @@ async def test_a_server_that_ignores_sigterm_gets_sigkill_of_its_group(
         result = await launcher._stop(session, 0.5, journal, progress.append)
         assert (result.pid, result.how) == (pid, "sigkill") and result.elapsed >= 0.5
         assert any("SIGKILL" in p for p in progress) and group_gone(pid)
-        assert session.exits[pid]["returncode"] == -signal.SIGKILL
+        assert session.exits[pid].returncode == -signal.SIGKILL
 
 
 async def test_decoys_named_like_sglang_survive_a_relaunch(
@@ -225,7 +225,7 @@ async def test_a_leftover_holding_memory_refuses_the_relaunch_and_names_it(
         first = await start_ready(session, journal)
         leftover = start_hold(spawned, sim_env(host), "--gpu", "1", "--mib", "20000")
         assert await session.wait_until(
-            lambda: any(p["pid"] == leftover.pid for g in session.gpus for p in g.get("processes", [])), 10
+            lambda: any(p.pid == leftover.pid for g in session.gpus for p in g.processes), 10
         )
         with pytest.raises(launcher.LaunchRefused, match=f"pid {leftover.pid} .* holds 20000 MiB on GPU 1"):
             await launcher.relaunch(session, host.profiles["final"], check=False, journal=journal)

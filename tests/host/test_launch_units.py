@@ -10,6 +10,7 @@ from gdnconsole.config.hosts import Profile
 from gdnconsole.config.profileset import SetError, apply_sets
 from gdnconsole.host import gpumem
 from gdnconsole.host.journal import Journal, env_diff, flag_diff
+from gdnconsole.host.state import Gpu, parse_gpus
 
 BASE = [
     "python3",
@@ -72,13 +73,14 @@ def test_set_addresses_profile_fields() -> None:
             apply_sets(profile, [bad])
 
 
-def gpu(index: int, used: int, *procs: tuple[int, str | None, int]) -> dict[str, object]:
-    return {
+def gpu(index: int, used: int, *procs: tuple[int, str | None, int]) -> Gpu:
+    raw = {
         "index": index,
         "total_mib": 49140,
         "used_mib": used,
         "processes": [{"pid": p, "name": n, "used_mib": m} for p, n, m in procs],
     }
+    return Gpu.parse(raw, index)
 
 
 def test_rank_gpus_follow_base_step_and_visible_devices() -> None:
@@ -88,10 +90,15 @@ def test_rank_gpus_follow_base_step_and_visible_devices() -> None:
 
 
 def test_group_pids_are_the_live_gpu_processes_of_a_group() -> None:
-    sample = [
-        {"index": 0, "processes": [{"pid": 10, "pgid": 10}, {"pid": 11, "pgid": 10}, {"pid": 12, "pgid": 7}]},
-        {"index": 1, "processes": [{"pid": 13, "pgid": 10}, {"pid": 14, "pgid": None}, {"pid": 15}]},
-    ]
+    sample = parse_gpus(
+        [
+            {
+                "index": 0,
+                "processes": [{"pid": 10, "pgid": 10}, {"pid": 11, "pgid": 10}, {"pid": 12, "pgid": 7}],
+            },
+            {"index": 1, "processes": [{"pid": 13, "pgid": 10}, {"pid": 14, "pgid": None}, {"pid": 15}]},
+        ]
+    )
     assert gpumem.group_pids(sample, 10) == {10, 11, 13}
     assert gpumem.group_pids(sample, 99) == set()
 

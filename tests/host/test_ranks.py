@@ -3,23 +3,26 @@
 from __future__ import annotations
 
 from gdnconsole.host.ranks import place_ranks, split_memory, visible_devices
+from gdnconsole.host.state import Gpu, Server
 
 
 def server(
     children: list[tuple[int, str]], cmdline: list[str] | None = None, env: dict[str, str] | None = None
-):
-    return {
-        "pid": 100,
-        "cmdline": cmdline or ["python3", "-m", "sglang.launch_server", "--tp", str(len(children))],
-        "env": env or {},
-        "children": [
-            {"pid": pid, "rank": rank, "title": f"sglang::scheduler_{rank}"} for pid, rank in children
-        ],
-    }
+) -> Server:
+    return Server.parse(
+        {
+            "pid": 100,
+            "cmdline": cmdline or ["python3", "-m", "sglang.launch_server", "--tp", str(len(children))],
+            "env": env or {},
+            "children": [
+                {"pid": pid, "rank": rank, "title": f"sglang::scheduler_{rank}"} for pid, rank in children
+            ],
+        }
+    )
 
 
-def gpu(index: int, *pids: int):
-    return {"index": index, "processes": [{"pid": pid, "used_mib": 1000} for pid in pids]}
+def gpu(index: int, *pids: int) -> Gpu:
+    return Gpu.parse({"index": index, "processes": [{"pid": pid, "used_mib": 1000} for pid in pids]}, index)
 
 
 def test_nvml_process_list_wins() -> None:

@@ -122,8 +122,8 @@ async def test_local_host_sees_gpus_server_ranks_and_stages(tmp_path: Path, sim_
     async with running(session):
         assert await session.wait_until(lambda: session.gpus_seen, 20)
         assert session.link is LinkState.CONNECTED and session.hello is not None
-        assert session.hello["sglang"] == "0.5.11" and session.nvml_source == "pynvml"
-        assert [g["name"] for g in session.gpus] == ["NVIDIA RTX A6000"] * 2
+        assert session.hello.sglang == "0.5.11" and session.nvml_source == "pynvml"
+        assert [g.name for g in session.gpus] == ["NVIDIA RTX A6000"] * 2
         server = sim_server(host)
 
         def ready() -> bool:
@@ -168,9 +168,9 @@ async def test_simulated_hosts_on_one_machine_see_only_their_own_servers(tmp_pat
     session = HostSession(ours, sample_interval=0.1, backoff=FAST_BACKOFF)
     other = HostSession(theirs, sample_interval=0.1, backoff=FAST_BACKOFF)
     async with running(session), running(other):
-        assert await other.wait_until(lambda: bool(other.server and other.server["pid"] == server.pid), 30)
+        assert await other.wait_until(lambda: bool(other.server and other.server.pid == server.pid), 30)
         assert await session.wait_until(lambda: session.processes_seen, 10)
-        assert session.server is None and session.orphans == []
+        assert session.server is None and session.orphans == ()
 
 
 async def test_over_real_sshd(tmp_path: Path, sshd: SshdHost) -> None:
@@ -264,7 +264,7 @@ async def test_without_nvml(tmp_path: Path, table: dict[str, object], source: st
         assert await session.wait_until(lambda: session.complete, 20)
     assert session.nvml_source == source
     if source == "none":
-        assert session.gpus == [] and (session.hello or {})["nvml"]["reason"]
+        assert session.gpus == () and session.hello is not None and session.hello.nvml.reason
     else:
         assert len(session.gpus) == 2
 
@@ -409,7 +409,7 @@ def test_a_server_that_exited_is_not_the_server_before_the_next_scan(tmp_path: P
     session.handle({"type": "processes", "servers": [server, other], "orphans": []})
     assert session.server is not None
     session.handle({"type": "server_exit", "pid": 4242, "pgid": 4242, "returncode": -6, "t": 0.0})
-    assert [s["pid"] for s in session.servers] == [5151]
+    assert [s.pid for s in session.servers] == [5151]
     assert 4242 in session.exits
 
 

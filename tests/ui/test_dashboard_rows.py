@@ -7,6 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from gdnconsole.host.ranks import RankPlacement
+from gdnconsole.host.state import Rank, Server, parse_gpus
 from gdnconsole.sglang.tracker import StageTracker
 from gdnconsole.ui.models.gpurows import allocate_cells, gpu_rows, short_gpu_name
 from gdnconsole.ui.models.timefmt import duration
@@ -21,10 +22,10 @@ def test_rows_split_the_server_and_flag_the_rest() -> None:
     tracker.feed(
         "[2026-11-30 09:00:41 TP0] KV Cache is allocated. #tokens: 84512, K size: 1.29 GB, V size: 1.29 GB"
     )
-    gpus = [gpu(0, 40000, 50, [(4250, 30000, "sglang::scheduler_TP0"), (999, 8000, "/usr/bin/python3")]),
-            gpu(1, 500, 0, [])]  # fmt: skip
+    gpus = parse_gpus([gpu(0, 40000, 50, [(4250, 30000, "sglang::scheduler_TP0"), (999, 8000, "/usr/bin/python3")]),
+                       gpu(1, 500, 0, [])])  # fmt: skip
     placements = [RankPlacement("TP0", 4250, 0, "nvml"), RankPlacement("TP1", 4251, None, "flags")]
-    rows = gpu_rows(gpus, server(4242, 0.0), [], placements, tracker.current)
+    rows = gpu_rows(gpus, Server.parse(server(4242, 0.0)), [], placements, tracker.current)
     first, second = rows
     assert (first.rank, second.rank) == ("TP0", None)
     assert [h.pid for h in first.holders] == [999] and first.holders[0].name == "python3"
@@ -35,8 +36,8 @@ def test_rows_split_the_server_and_flag_the_rest() -> None:
 
 
 def test_orphan_ranks_are_named() -> None:
-    orphan = {"pid": 5120, "rank": "TP1", "title": "sglang::scheduler_TP1"}
-    [row] = gpu_rows([gpu(0, 31000, 0, [(5120, 31000, "x")])], None, [orphan], [], None)
+    orphan = Rank(5120, rank="TP1", title="sglang::scheduler_TP1")
+    [row] = gpu_rows(parse_gpus([gpu(0, 31000, 0, [(5120, 31000, "x")])]), None, [orphan], [], None)
     assert row.holders[0].orphan == "sglang::scheduler_TP1" and row.parts == {}
 
 

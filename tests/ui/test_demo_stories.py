@@ -97,9 +97,9 @@ async def test_fleet_shows_three_hosts_in_their_states() -> None:
         assert [a.outcome for a in d.journal(0).attempts()] == ["verified"]
         assert [a.outcome for a in d.journal(1).attempts()] == ["crashed"]
         assert d.journal(2).attempts() == []
-        leftover = [o for o in d.session(1).orphans if o.get("title") == "sglang::scheduler_TP1"]
-        assert len(leftover) == 1 and leftover[0]["pid"] in run.helpers
-        assert d.session(0).orphans == []  # each simulated host sees only its own processes
+        leftover = [o for o in d.session(1).orphans if o.title == "sglang::scheduler_TP1"]
+        assert len(leftover) == 1 and leftover[0].pid in run.helpers
+        assert d.session(0).orphans == ()  # each simulated host sees only its own processes
         assert d.dashboard.active_index == 0
 
 

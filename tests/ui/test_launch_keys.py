@@ -34,8 +34,8 @@ async def launching(tmp_path: Path, host: Host, **options: object) -> AsyncItera
 
     def remember(topic: str) -> None:
         record = session.launched
-        if topic == "launched" and record and isinstance(record.get("pgid"), int):
-            groups.add(record["pgid"])
+        if topic == "launched" and record is not None and record.pgid is not None:
+            groups.add(record.pgid)
 
     session.subscribe(remember)
     app = DashboardApp([session], journal_dir=tmp_path / "journal", **options)  # type: ignore[arg-type]

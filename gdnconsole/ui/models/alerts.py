@@ -187,12 +187,9 @@ def look(session: HostSession, *, expected_exit: bool = False) -> Look:
         if ready_at is not None:
             startup_s = max(0.0, ready_at - min(startup.started.values()))
     serving = session.serving
-    pid = server.get("pid") if server is not None else None
+    pid = server.pid if server is not None else None
     current = session.serving_now is not None
-    exits = tuple(
-        (pid, code if isinstance(code := message.get("returncode"), int) else None)
-        for pid, message in session.exits.items()
-    )
+    exits = tuple((ended.pid, ended.returncode) for ended in session.exits.values())
     return Look(
         connected=session.link is LinkState.CONNECTED,
         link_message=session.link_message,

@@ -5,14 +5,13 @@ colours, from the caller's theme as ``Tones``)."""
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from rich.style import Style
 from rich.text import Text
 
 from gdnconsole.config.hosts import Profile
-from gdnconsole.host.session import HostSession
+from gdnconsole.host.state import HostFacts
 from gdnconsole.sglang import rules
 from gdnconsole.sglang.findings import Finding
 from gdnconsole.sglang.launch import server_args
@@ -24,31 +23,6 @@ if TYPE_CHECKING:
     from gdnconsole.ui.tones import Tones
 
 DIM = Style(dim=True)
-
-
-@dataclass(frozen=True)
-class HostFacts:
-    """What the rules need to know about the host (None: the agent has not said)."""
-
-    sglang: str | None
-    compute_capability: str | None
-    gpus: int | None
-
-    def describe(self) -> str:
-        parts = [f"SGLang {self.sglang}" if self.sglang else "SGLang unknown"]
-        if self.compute_capability:
-            parts.append(f"SM {self.compute_capability}")
-        if self.gpus:
-            parts.append(f"{self.gpus} GPU{'s' if self.gpus > 1 else ''}")
-        return ", ".join(parts)
-
-
-def host_facts(session: HostSession) -> HostFacts:
-    hello = session.hello or {}
-    gpus = session.gpus or list(hello.get("gpus") or [])
-    capability = next((str(g["compute_capability"]) for g in gpus if g.get("compute_capability")), None)
-    version = hello.get("sglang")
-    return HostFacts(str(version) if version else None, capability, len(gpus) or None)
 
 
 def check_profile(profile: Profile, facts: HostFacts) -> rules.CheckResult | None:

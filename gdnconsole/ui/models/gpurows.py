@@ -9,9 +9,9 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from gdnconsole.host.ranks import RankPlacement, split_memory
+from gdnconsole.host.state import Gpu, GpuProcess, Rank, Server
 from gdnconsole.sglang.tracker import Startup
 
 # The order of a GPU's memory parts, left to right in its bar.
@@ -58,23 +58,19 @@ def short_gpu_name(name: str) -> str:
     return name
 
 
-def server_pids(server: Mapping[str, Any] | None) -> set[int]:
+def server_pids(server: Server | None) -> set[int]:
     if server is None:
         return set()
-    pids = {int(server["pid"])} if "pid" in server else set()
-    pids.update(int(child["pid"]) for child in server.get("children", []) if "pid" in child)
-    return pids
+    return {server.pid, *(child.pid for child in server.children)}
 
 
-def _orphan_titles(orphans: Sequence[Mapping[str, Any]]) -> dict[int, str]:
-    return {int(o["pid"]): str(o.get("title") or o.get("rank") or "sglang") for o in orphans if "pid" in o}
+def _orphan_titles(orphans: Sequence[Rank]) -> dict[int, str]:
+    return {o.pid: o.title or o.rank or "sglang" for o in orphans}
 
 
-def _holder(proc: Mapping[str, Any], orphans: Mapping[int, str]) -> Holder:
-    pid = int(proc.get("pid", 0))
-    name = os.path.basename(str(proc.get("name") or "")) or "?"
-    mib = proc.get("used_mib")
-    return Holder(pid=pid, name=name, mib=int(mib) if isinstance(mib, int) else None, orphan=orphans.get(pid))
+def _holder(proc: GpuProcess, orphans: Mapping[int, str]) -> Holder:
+    name = os.path.basename(proc.name or "") or "?"
+    return Holder(pid=proc.pid, name=name, mib=proc.used_mib, orphan=orphans.get(proc.pid))
 
 
 def _ranks_by_gpu(placements: Sequence[RankPlacement]) -> dict[int, str]:
@@ -95,9 +91,9 @@ def _parts(rank: str | None, server_used: int, total: int, startup: Startup | No
 
 
 def gpu_rows(
-    gpus: Sequence[Mapping[str, Any]],
-    server: Mapping[str, Any] | None,
-    orphans: Sequence[Mapping[str, Any]],
+    gpus: Sequence[Gpu],
+    server: Server | None,
+    orphans: Sequence[Rank],
     placements: Sequence[RankPlacement],
     startup: Startup | None,
 ) -> list[GpuRow]:
@@ -107,25 +103,21 @@ def gpu_rows(
     ranks = _ranks_by_gpu(placements)
     rows: list[GpuRow] = []
     for gpu in gpus:
-        index = int(gpu.get("index", len(rows)))
-        holders = tuple(
-            _holder(p, orphan_titles) for p in gpu.get("processes", []) if int(p.get("pid", -1)) not in ours
-        )
-        used, total = gpu.get("used_mib"), gpu.get("total_mib")
-        rank = ranks.get(index)
+        holders = tuple(_holder(p, orphan_titles) for p in gpu.processes if p.pid not in ours)
+        used, total = gpu.used_mib, gpu.total_mib
+        rank = ranks.get(gpu.index)
         parts: dict[str, int] = {}
-        if isinstance(used, int) and isinstance(total, int):
+        if used is not None and total is not None:
             server_used = max(0, used - sum(h.mib or 0 for h in holders))
             parts = _parts(rank, server_used, total, startup)
-        util = gpu.get("util_pct")
         rows.append(
             GpuRow(
-                index=index,
-                name=short_gpu_name(str(gpu.get("name") or "GPU")),
+                index=gpu.index,
+                name=short_gpu_name(gpu.name or "GPU"),
                 rank=rank,
-                total=total if isinstance(total, int) else None,
-                used=used if isinstance(used, int) else None,
-                util=util if isinstance(util, int) else None,
+                total=total,
+                used=used,
+                util=gpu.util_pct,
                 parts=parts,
                 holders=holders,
             )

@@ -131,7 +131,7 @@ class FlagFormScreen(Screen[FormResult]):
         self.config_path = config_path
         self.focus_field = focus_field
         self.readonly = readonly
-        self.facts = flagcheck.host_facts(session)
+        self.facts = session.facts
         self.mamba = mamba_flag(self.facts.sglang)
         self.base = profile
         self.values = values_of(profile)

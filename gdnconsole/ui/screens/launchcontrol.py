@@ -151,7 +151,7 @@ class LaunchControl:
         if plan.empty:
             self._offer_adopt(index, lambda: self.relaunch(index, profile))
             return
-        running = plan.argv or [str(a) for a in (session.server or {}).get("cmdline") or []]
+        running = plan.argv or list(session.server.cmdline)
         diff = launcher.flag_diff(running, launch_spec(profile, session.host.python).argv)
         dialog = relaunch_dialog(self._name(index), profile.name, plan, diff, STOP_GRACE_S)
         self.screen.app.push_screen(dialog, lambda yes: self._relaunch_confirmed(index, profile, yes))
@@ -182,13 +182,15 @@ class LaunchControl:
 
     def _offer_adopt(self, index: int, then: Callable[[], None]) -> None:
         """A server gdnconsole did not start is only ever stopped once the user adopts it, pids in view."""
-        server = self.sessions[index].server or {}
+        server = self.sessions[index].server
+        if server is None:  # gone since the key was pressed
+            return
         body = Text()
-        body.append(f"pid {server.get('pid')}  ", Style(bold=True))
-        body.append(" ".join(redact([str(a) for a in server.get("cmdline") or []]))[:300])
-        for child in server.get("children") or []:
-            body.append(f"\npid {child.get('pid')}  ", Style(bold=True))
-            body.append(str(child.get("title") or ""))
+        body.append(f"pid {server.pid}  ", Style(bold=True))
+        body.append(" ".join(redact(server.cmdline))[:300])
+        for child in server.children:
+            body.append(f"\npid {child.pid}  ", Style(bold=True))
+            body.append(child.title or "")
         dialog = ConfirmScreen(
             f"{self._name(index)}: this server was not started by gdnconsole. Adopt it, so that "
             "stop and relaunch may end it?",
@@ -197,9 +199,8 @@ class LaunchControl:
             no="Leave it alone",
             dialog_id="confirm-adopt",
         )
-        pid = server.get("pid")
-        if isinstance(pid, int):
-            self.screen.app.push_screen(dialog, lambda yes: self._adopt(index, pid, then) if yes else None)
+        pid = server.pid
+        self.screen.app.push_screen(dialog, lambda yes: self._adopt(index, pid, then) if yes else None)
 
     def _adopt(self, index: int, pid: int, then: Callable[[], None]) -> None:
         async def adopt() -> None:

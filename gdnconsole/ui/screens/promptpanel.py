@@ -165,7 +165,7 @@ class PromptScreen(Screen[None]):
         profile = session.host.profile
         if profile is not None and profile.model:
             parts.append(Text(profile.model))
-        version = (session.hello or {}).get("sglang")
+        version = session.facts.sglang
         if version:
             parts.append(Text(f"SGLang {version}", tones.muted))
         parts.append(serving_text(session, tones))
@@ -175,8 +175,8 @@ class PromptScreen(Screen[None]):
         self.sparks.show(list(session.decode_points))
 
     def _meta_info(self) -> bool:
-        version = (self.session.hello or {}).get("sglang")
-        return isinstance(version, str) and parse_version(version) >= META_INFO_SINCE
+        version = self.session.facts.sglang
+        return version is not None and parse_version(version) >= META_INFO_SINCE
 
     # -- history ---------------------------------------------------------------------------------------
 

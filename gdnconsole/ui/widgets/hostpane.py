@@ -32,7 +32,7 @@ def gpu_message(session: HostSession, palette: LogPalette) -> Text | None:
     if session.gpus:
         return None
     if session.hello is not None and session.nvml_source == "none":
-        reason = ((session.hello.get("nvml") or {}).get("reason")) or "neither NVML nor nvidia-smi answers"
+        reason = session.hello.nvml.reason or "neither NVML nor nvidia-smi answers"
         return Text.assemble(("no GPU data", warning + Style(bold=True)), f": {reason}")
     if session.link is LinkState.CONNECTED:
         return Text("waiting for the first GPU sample…", palette.dim)

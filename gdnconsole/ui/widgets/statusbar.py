@@ -123,10 +123,9 @@ def server_text(session: HostSession, now: float) -> Text:
     server = session.server
     if server is None:
         return Text("no server", Style(dim=True))
-    out = Text(f"server pid {server.get('pid')}")
-    start = server.get("start_time")
-    if isinstance(start, int | float):
-        out.append(f" up {duration(now - start)}")
+    out = Text(f"server pid {server.pid}")
+    if server.start_time:
+        out.append(f" up {duration(now - server.start_time)}")
     return out
 
 
@@ -150,7 +149,7 @@ def host_status(session: HostSession, palette: LogPalette, now: float, width: in
     parts: list[tuple[str, Text]] = [("name", Text(session.host.name, BOLD))]
     parts.append(("link", link_text(session, palette)))
     if session.hello is not None:
-        version = session.hello.get("sglang")
+        version = session.hello.sglang
         parts.append(("version", Text(f"SGLang {version}" if version else "SGLang not installed")))
         parts.append(("server", server_text(session, now)))
     for name, text in (
@@ -177,9 +176,9 @@ def gpus_used(session: HostSession) -> Text:
     gpus = session.gpus
     if not gpus:
         return Text("no GPU data" if session.hello else "", Style(dim=True))
-    used = [g.get("used_mib") or 0 for g in gpus]
-    total = sum(g.get("total_mib") or 0 for g in gpus)
-    busy = sum(1 for g in gpus if g.get("processes"))
+    used = [g.used_mib or 0 for g in gpus]
+    total = sum(g.total_mib or 0 for g in gpus)
+    busy = sum(1 for g in gpus if g.processes)
     return Text(f"{busy}/{len(gpus)} GPUs {sum(used) / 1024:.1f}/{total / 1024:.1f} GiB")
 
 
