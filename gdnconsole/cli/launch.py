@@ -41,16 +41,17 @@ def _profile(host: Host, name: str | None, sets: tuple[str, ...]) -> Profile:
 
 def attempt_json(attempt: Attempt) -> dict[str, Any]:
     """The `launch --json` object (issue 5 §4)."""
+    record = attempt.to_json()  # the journal's own form of fatal, rule and verify
     return {
         "attempt": attempt.number,
         "argv": attempt.argv,
         "env": attempt.env,
         "outcome": attempt.outcome,
         "stage": attempt.stage,
-        "fatal": attempt.fatal,
-        "rule": attempt.rule,
+        "fatal": record["fatal"],
+        "rule": record["rule"],
         "durations": attempt.stages,
-        "verify": attempt.verify,
+        "verify": record["verify"],
     }
 
 
@@ -127,17 +128,17 @@ def _print_attempt(attempt: Attempt) -> None:
     for change in attempt.diff:
         click.echo(f"  {change}")
     if attempt.rule:
-        click.echo(f"  rejected by rule {attempt.rule['id']}: {attempt.rule['message']}")
+        click.echo(f"  rejected by rule {attempt.rule.id}: {attempt.rule.message}")
     if attempt.fatal:
-        line = attempt.fatal.get("line")
-        click.echo(f"  fatal{f' (log line {line})' if line else ''}: {attempt.fatal.get('summary')}")
+        line = attempt.fatal.line
+        click.echo(f"  fatal{f' (log line {line})' if line else ''}: {attempt.fatal.summary}")
     for warning in attempt.warnings:
         click.echo(f"  warning: {warning}")
     verify = attempt.verify
-    if verify and verify.get("ok"):
-        click.echo(f"  VERIFIED: the model answered in {verify.get('latency_ms')} ms")
+    if verify and verify.ok:
+        click.echo(f"  VERIFIED: the model answered in {verify.latency_ms} ms")
     elif verify:
-        click.echo(f"  VERIFY FAILED: {verify.get('reason')}")
+        click.echo(f"  VERIFY FAILED: {verify.reason}")
     elif attempt.outcome == "ready":
         click.echo("  not verified: no answer to the verification prompt yet")
 

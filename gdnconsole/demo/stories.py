@@ -126,8 +126,8 @@ async def seed(d: Director) -> None:
     await d.press("ctrl+l")
     await d.on_screen("confirm-rejected")
     rejected = await d.attempt_ends(0, 1)
-    rule = rejected.rule or {}
-    d.caption(f"rejected, nothing started: {rule.get('message', rule.get('id', ''))}", "1/5")
+    rule = rejected.rule
+    d.caption(f"rejected, nothing started: {rule.message if rule else ''}", "1/5")
     await d.pause(2.5)
     await d.press("n")
     await d.on_dashboard()
@@ -135,7 +135,7 @@ async def seed(d: Director) -> None:
     # 2. the same flags without the checker: SGLang's own AssertionError.
     d.caption("the same flags started without our checker, as nohup did: SGLang checks them itself", "2/5")
     crashed = await d.launch_unchecked(0)
-    fatal = (crashed.fatal or {}).get("summary", "")
+    fatal = crashed.fatal.summary if crashed.fatal else ""
     d.caption(f"crashed: {fatal}. E jumps to the first error in the log", "2/5")
     await d.first_error(0)
     await d.pause(2.5)
@@ -177,7 +177,7 @@ async def seed(d: Director) -> None:
     await d.ready(0, 4)
     d.caption("ready: the console sends its verification prompt", "4/5")
     verified = await d.verified(0, 4)
-    latency = (verified.verify or {}).get("latency_ms")
+    latency = verified.verify.latency_ms if verified.verify else None
     took = f" in {latency / 1000:.2f} s" if isinstance(latency, int | float) else ""
     d.caption(f"VERIFIED: the model answered{took}. A log saying ready is not a server that answers", "4/5")
     await d.pause(2)
@@ -219,9 +219,9 @@ async def crash(d: Director) -> None:
     await d.ready(0, 1)
     d.caption("ready. The console sends its verification prompt: the first real request", "1/3")
     crashed = await d.crash_recorded(0, 1)
-    fatal = crashed.fatal or {}
-    line = f" (log line {fatal['line']})" if fatal.get("line") else ""
-    d.caption(f"crashed: {fatal.get('summary', '')}{line}. E jumps to the first error", "2/3")
+    fatal = crashed.fatal
+    line = f" (log line {fatal.line})" if fatal and fatal.line else ""
+    d.caption(f"crashed: {fatal.summary if fatal else ''}{line}. E jumps to the first error", "2/3")
     await d.first_error(0)
     await d.pause(2.5)
     d.caption("j: the journal keeps the attempt, its stages and its fatal error", "2/3")
@@ -238,7 +238,7 @@ async def crash(d: Director) -> None:
     await d.ready(0, 2)
     d.caption("ready, and the verification prompt goes out again", "3/3")
     verified = await d.verified(0, 2)
-    latency = (verified.verify or {}).get("latency_ms")
+    latency = verified.verify.latency_ms if verified.verify else None
     took = f" in {latency / 1000:.2f} s" if isinstance(latency, int | float) else ""
     d.caption(f"VERIFIED: the model answered{took}. Attempt 1 crashed, attempt 2 serves")
     await d.pause(2.5)
@@ -261,7 +261,7 @@ async def fleet(d: Director) -> None:
     await d.on_host(1)
     await d.press("L")
     crashed = await d.attempt_ends(1, 1)
-    fatal = (crashed.fatal or {}).get("summary", "the server exited")
+    fatal = crashed.fatal.summary if crashed.fatal else "the server exited"
     rank = await d.leave_rank(1, gpu=1, mib=30_720, title="sglang::scheduler_TP1")
     d.caption(f"ct130 crashed: {fatal}", "2/4")
     await d.first_error(1)

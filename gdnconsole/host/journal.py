@@ -27,6 +27,63 @@ Outcome = Literal["running", "verified", "ready", "crashed", "rejected", "stoppe
 FINAL_OUTCOMES = frozenset({"verified", "ready", "crashed", "rejected", "stopped", "timeout"})
 
 
+@dataclass(frozen=True)
+class Fatal:
+    """The error that ended a startup: its log line (None: the server died with nothing in its log)."""
+
+    line: int | None
+    summary: str
+
+    @classmethod
+    def parse(cls, raw: Any) -> Fatal | None:
+        if not isinstance(raw, Mapping):
+            return None
+        line = raw.get("line")
+        return cls(line if isinstance(line, int) else None, str(raw.get("summary") or ""))
+
+
+@dataclass(frozen=True)
+class RuleBreak:
+    """The checker's rule that rejected a launch; ``flag`` is the field the form opens on."""
+
+    id: str
+    message: str
+    flag: str | None = None
+    source: str | None = None
+
+    @classmethod
+    def parse(cls, raw: Any) -> RuleBreak | None:
+        if not isinstance(raw, Mapping):
+            return None
+        flag, source = raw.get("flag"), raw.get("source")
+        return cls(
+            str(raw.get("id") or "?"),
+            str(raw.get("message") or ""),
+            flag if isinstance(flag, str) else None,
+            source if isinstance(source, str) else None,
+        )
+
+
+@dataclass(frozen=True)
+class Proof:
+    """The latest evidence of whether the server answers: a verification prompt's or a user's prompt."""
+
+    ok: bool | None
+    latency_ms: float | None = None
+    reason: str | None = None
+
+    @classmethod
+    def parse(cls, raw: Any) -> Proof | None:
+        if not isinstance(raw, Mapping):
+            return None
+        ok, latency, reason = raw.get("ok"), raw.get("latency_ms"), raw.get("reason")
+        return cls(
+            ok if isinstance(ok, bool) else None,
+            float(latency) if isinstance(latency, int | float) and not isinstance(latency, bool) else None,
+            reason if isinstance(reason, str) else None,
+        )
+
+
 @dataclass
 class Attempt:
     number: int
@@ -38,17 +95,21 @@ class Attempt:
     diff: list[str] = field(default_factory=list)  # against the previous attempt: "+ --flag v", "~ …"
     stages: dict[str, float] = field(default_factory=dict)  # stage reached -> seconds spent in it
     outcome: Outcome = "running"
-    fatal: dict[str, Any] | None = None  # {"line": int | None, "summary": str}
-    rule: dict[str, Any] | None = None  # {"id", "flag", "message", "source"}: the rule that rejected it
+    fatal: Fatal | None = None
+    rule: RuleBreak | None = None  # the rule that rejected it
     warnings: list[str] = field(default_factory=list)
     stage: str = "starting"  # the furthest stage reached
     pid: int | None = None  # of the server's main process, once started
-    verify: dict[str, Any] | None = None  # the latest proof: {"ok", "latency_ms", "reason"} (issue 6)
+    verify: Proof | None = None  # the latest proof that the server answers, or does not
 
     @classmethod
     def from_json(cls, raw: Mapping[str, Any]) -> Attempt:
         names = {f.name for f in dataclasses.fields(cls)}
-        return cls(**{k: v for k, v in raw.items() if k in names})
+        values = {k: v for k, v in raw.items() if k in names}
+        values["fatal"] = Fatal.parse(raw.get("fatal"))
+        values["rule"] = RuleBreak.parse(raw.get("rule"))
+        values["verify"] = Proof.parse(raw.get("verify"))
+        return cls(**values)
 
     def to_json(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -180,10 +241,10 @@ def _row(attempt: Attempt) -> str:
     when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(attempt.time))
     detail = ""
     if attempt.rule:
-        detail = f"rule {attempt.rule['id']}: {attempt.rule['message']}"
+        detail = f"rule {attempt.rule.id}: {attempt.rule.message}"
     elif attempt.fatal:
-        line = attempt.fatal.get("line")
-        detail = (f"line {line}: " if line else "") + str(attempt.fatal.get("summary", ""))
+        line = attempt.fatal.line
+        detail = (f"line {line}: " if line else "") + attempt.fatal.summary
     stages = ", ".join(f"{k} {v:.1f}s" for k, v in attempt.stages.items())
     cells = [
         str(attempt.number),

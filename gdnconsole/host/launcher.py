@@ -23,7 +23,7 @@ from typing import Any
 from gdnconsole.config.hosts import Profile
 from gdnconsole.errors import ConsoleError
 from gdnconsole.host import gpumem
-from gdnconsole.host.journal import FINAL_OUTCOMES, Attempt, Journal, flag_diff
+from gdnconsole.host.journal import FINAL_OUTCOMES, Attempt, Fatal, Journal, RuleBreak, flag_diff
 from gdnconsole.host.replies import AgentRefused
 from gdnconsole.host.session import HostSession
 from gdnconsole.host.state import Rank, Server, ServerExit
@@ -97,19 +97,14 @@ def owner() -> str:
 # -- the checker -----------------------------------------------------------------------------------
 
 
-def check_rules(session: HostSession, spec: LaunchSpec) -> dict[str, Any] | None:
-    """The first rule the argv breaks on this host's SGLang version, or None: ``{"id", "flag",
-    "message", "source"}`` as the journal keeps it (the flag tells the UI which field to open)."""
+def check_rules(session: HostSession, spec: LaunchSpec) -> RuleBreak | None:
+    """The first rule the argv breaks on this host's SGLang version, or None (its flag tells the UI
+    which field to open)."""
     from gdnconsole.sglang import models, rules  # the flag tables load only when a launch is checked
 
     facts = session.facts
     if not facts.sglang:
-        return {
-            "id": "no-sglang",
-            "flag": None,
-            "message": f"SGLang is not installed for {session.host.python} on this host",
-            "source": None,
-        }
+        return RuleBreak("no-sglang", f"SGLang is not installed for {session.host.python} on this host")
     result = rules.check(
         list(spec.args),
         sglang=facts.sglang,
@@ -121,7 +116,7 @@ def check_rules(session: HostSession, spec: LaunchSpec) -> dict[str, Any] | None
     if result.ok or not result.errors:
         return None
     first = result.errors[0]
-    return {"id": first.id, "flag": first.flag, "message": first.message, "source": first.source}
+    return RuleBreak(first.id, first.message, first.flag, first.source)
 
 
 def _model_of(spec: LaunchSpec) -> str:
@@ -227,7 +222,7 @@ def observe(session: HostSession, attempt: Attempt) -> Attempt:
         attempt.stages = startup.durations(include_current=attempt.outcome == "running")
         attempt.warnings = [w.summary for w in startup.warnings]
         if startup.fatal is not None:
-            attempt.fatal = {"line": startup.fatal.line, "summary": startup.fatal.summary}
+            attempt.fatal = Fatal(startup.fatal.line, startup.fatal.summary)
         if startup.ready and attempt.outcome in ("running", "timeout"):
             attempt.outcome = "ready"
     _observe_verification(session, attempt)
@@ -235,7 +230,7 @@ def observe(session: HostSession, attempt: Attempt) -> Attempt:
     if ended is not None:
         attempt.outcome = "crashed"
         if attempt.fatal is None:
-            attempt.fatal = {"line": None, "summary": _exit_summary(ended)}
+            attempt.fatal = Fatal(None, _exit_summary(ended))
     return attempt
 
 

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from gdnconsole.chat.model import HEALTH_TIMEOUT_S, ChatError, ChatRequest, ChatResult, Health, HealthResult
 from gdnconsole.config.hosts import Verify
+from gdnconsole.host.journal import Proof
 from gdnconsole.host.link import LinkState
 from gdnconsole.sglang.launch import flag_value
 from gdnconsole.sglang.stages import Stage
@@ -63,17 +64,16 @@ class ServingState:
             "reason": self.reason,
         }
 
-    def proof(self) -> dict[str, Any]:
-        """What the journal keeps of the verification: ``{"ok", "latency_ms", "reason"}``."""
+    def proof(self) -> Proof:
+        """What the journal keeps of the verification."""
         latency = None if self.latency_ms is None else round(self.latency_ms, 1)
-        return {"ok": self.verified, "latency_ms": latency, "reason": self.reason}
+        return Proof(self.verified, latency, self.reason)
 
-    def recall(self, proof: Mapping[str, Any]) -> None:
+    def recall(self, proof: Proof) -> None:
         """Take a proof back from the journal (a console that did not verify this server itself)."""
-        latency = proof.get("latency_ms")
-        self.verified = bool(proof.get("ok"))
-        self.latency_ms = float(latency) if isinstance(latency, int | float) else None
-        self.reason = proof.get("reason")
+        self.verified = bool(proof.ok)
+        self.latency_ms = proof.latency_ms
+        self.reason = proof.reason
 
     def prove(self, result: ChatResult) -> None:
         """A real answer arrived: VERIFIED, with this answer's latency."""

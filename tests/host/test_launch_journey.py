@@ -26,7 +26,7 @@ async def test_the_ct129_journey_is_journaled(tmp_path: Path, sshd: SshdHost) ->
         crashed = await launcher.relaunch(session, first, check=False, journal=journal)
         crashed = await launcher.settle(session, crashed, timeout=30, journal=journal)
         assert crashed.outcome == "crashed" and crashed.fatal is not None
-        assert "AssertionError" in crashed.fatal["summary"] or "speculative" in crashed.fatal["summary"]
+        assert "AssertionError" in crashed.fatal.summary or "speculative" in crashed.fatal.summary
         # 3. num steps and the mamba strategy (hybrid GDN + NEXTN on 0.5.11) added: the libavutil warning
         #    shows, and the server is ready anyway.
         steps = dataclasses.replace(

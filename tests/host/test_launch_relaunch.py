@@ -130,7 +130,7 @@ async def test_relaunch_after_a_crash(
             # A ready server that dies is "crashed" the moment the agent reports its exit.
             assert await session.wait_until(lambda: launcher.observe(session, first).outcome == "crashed", 20)
             journal.update(first)
-        assert first.outcome == "crashed" and first.fatal and first.fatal["summary"], first
+        assert first.outcome == "crashed" and first.fatal and first.fatal.summary, first
         assert session.launched_pid is None  # the agent told the session at once: no timeout involved
         set_scenario(host, scenario="ok")
         second = await (

@@ -65,7 +65,7 @@ async def test_streamed_and_whole_answers_through_the_forward(tmp_path: Path, ss
         assert session.serving.verified is True and session.serving.latency_ms
         assert session.status()["server"]["verified"] is True
         last = journal.attempts()[-1]
-        assert last.outcome == "verified" and last.verify and last.verify["ok"] is True
+        assert last.outcome == "verified" and last.verify and last.verify.ok is True
 
         client = await session.chat_client()
         async with client:

@@ -216,7 +216,15 @@ def journey() -> list[Attempt]:
         previous = attempts[-1] if attempts else None
         diff = [] if previous is None else flag_diff(previous.argv, argv) + env_diff(previous.env, env)
         when = CLOCK - 3000 + 540 * number
-        attempts.append(Attempt(number, when, "ct129", profile, argv, env, diff=diff, **outcome))
+        record = {
+            "number": number,
+            "time": when,
+            "host": "ct129",
+            "profile": profile,
+            "argv": argv,
+            "env": env,
+        }
+        attempts.append(Attempt.from_json({**record, "diff": diff, **outcome}))
     return attempts
 
 

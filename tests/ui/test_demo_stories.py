@@ -61,8 +61,12 @@ async def test_seed_replays_the_five_launches_to_verified() -> None:
         attempts = journal.attempts()
         assert [a.outcome for a in attempts] == ["rejected", "crashed", "verified", "verified"]
         rejected, crashed, warned, final = attempts
-        assert rejected.pid is None and (rejected.rule or {}).get("id") == "spec.topk_without_steps"
-        assert crashed.diff == [] and "AssertionError" in (crashed.fatal or {}).get("summary", "")
+        assert (
+            rejected.pid is None
+            and rejected.rule is not None
+            and rejected.rule.id == "spec.topk_without_steps"
+        )
+        assert crashed.diff == [] and crashed.fatal is not None and "AssertionError" in crashed.fatal.summary
         assert warned.diff == ["+ --speculative-num-steps 1"]
         assert any("Ignore import error" in w for w in warned.warnings), warned.warnings
         assert final.diff == ["+ env SGLANG_ENABLE_SPEC_V2=1"]
@@ -80,7 +84,7 @@ async def test_crash_then_a_relaunch_that_is_verified() -> None:
     async with played("crash") as run:
         attempts = run.director.journal(0).attempts()
         assert [a.outcome for a in attempts] == ["crashed", "verified"]
-        assert (attempts[0].fatal or {}).get("summary") and attempts[0].stage == "serving"
+        assert attempts[0].fatal is not None and attempts[0].fatal.summary and attempts[0].stage == "serving"
         assert run.director.session(0).serving.verified is True
         assert any(c.startswith("2/3 crashed: ") for c in run.director.captions), run.director.captions
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from textual.widgets import DataTable, Static
 
-from gdnconsole.host.journal import Attempt, Journal
+from gdnconsole.host.journal import Attempt, Fatal, Journal, RuleBreak
 from gdnconsole.ui import theme
 from gdnconsole.ui.screens.flagform import FlagFormScreen
 from gdnconsole.ui.screens.journal import JournalScreen
@@ -23,7 +23,7 @@ SPEC = ["--speculative-algorithm", "NEXTN", "--speculative-eagle-topk", "1"]
 
 def attempts() -> list[Attempt]:
     env = {"SGLANG_ENABLE_SPEC_V2": "1"}
-    rule = {"id": "spec.topk_without_steps", "message": "set --speculative-num-steps"}
+    rule = RuleBreak("spec.topk_without_steps", "set --speculative-num-steps")
     return [
         Attempt(1, CLOCK - 600, "ct129", "topk-only", [*ARGV, *SPEC], env, outcome="rejected", rule=rule),
         Attempt(
@@ -37,7 +37,7 @@ def attempts() -> list[Attempt]:
             stages={"loading": 37.1, "graphs": 5.9},
             outcome="crashed",
             stage="graphs",
-            fatal={"line": 212, "summary": "CUDA out of memory capturing graphs"},
+            fatal=Fatal(212, "CUDA out of memory capturing graphs"),
         ),
         Attempt(
             3,

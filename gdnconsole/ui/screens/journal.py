@@ -75,10 +75,9 @@ def cause_text(attempt: Attempt, tones: Tones) -> Text:
     """The rule that rejected it, else the fatal summary with its log line."""
     rule, fatal = attempt.rule, attempt.fatal
     if rule:
-        return Text(f"rule {rule.get('id', '?')}: {rule.get('message', '')}", tones.error)
+        return Text(f"rule {rule.id}: {rule.message}", tones.error)
     if fatal:
-        line = fatal.get("line")
-        return Text((f"L{line}: " if line else "") + str(fatal.get("summary", "")), tones.error)
+        return Text((f"L{fatal.line}: " if fatal.line else "") + fatal.summary, tones.error)
     return Text("; ".join(attempt.warnings), tones.warning) if attempt.warnings else Text("")
 
 

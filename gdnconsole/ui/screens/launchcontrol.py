@@ -21,7 +21,7 @@ from gdnconsole.config.hosts import Profile
 from gdnconsole.errors import ConsoleError
 from gdnconsole.host import launcher
 from gdnconsole.host.consolelog import record_bug
-from gdnconsole.host.journal import Attempt, Journal
+from gdnconsole.host.journal import Attempt, Journal, RuleBreak
 from gdnconsole.host.session import HostSession
 from gdnconsole.sglang.launch import launch_spec, redact
 from gdnconsole.ui.dialogs.confirm import ConfirmScreen, relaunch_dialog, stop_dialog
@@ -64,10 +64,10 @@ def outcome_text(attempt: Attempt, tones: Tones) -> Text:
         return Text(f"✔ attempt {attempt.number} {attempt.outcome}", tones.good)
     out = Text(f"✖ attempt {attempt.number} {attempt.outcome}", tones.bad)
     if attempt.rule:
-        out.append(f": {attempt.rule.get('message', '')}")
+        out.append(f": {attempt.rule.message}")
     elif attempt.fatal:
-        line = attempt.fatal.get("line")
-        out.append(f": {attempt.fatal.get('summary', '')}" + (f" (log line {line})" if line else ""))
+        line = attempt.fatal.line
+        out.append(f": {attempt.fatal.summary}" + (f" (log line {line})" if line else ""))
     return out
 
 
@@ -313,12 +313,11 @@ class LaunchControl:
         self.changed(index)
 
     def _offer_form(self, index: int, profile: Profile, attempt: Attempt) -> None:
-        rule = attempt.rule or {}
-        flag = rule.get("flag")
-        body = Text(rule.get("message", "rejected by our rules"))
-        source = f" · {rule['source']}" if rule.get("source") else ""
-        body.append(f"\n\nrule {rule.get('id', '?')}{source}", Style(dim=True))
-        where = field_of(flag) or "args"
+        rule = attempt.rule or RuleBreak("?", "rejected by our rules")
+        body = Text(rule.message)
+        source = f" · {rule.source}" if rule.source else ""
+        body.append(f"\n\nrule {rule.id}{source}", Style(dim=True))
+        where = field_of(rule.flag) or "args"
         dialog = ConfirmScreen(
             f"{self._name(index)}: nothing was started — our rules reject this profile",
             [("", body)],
