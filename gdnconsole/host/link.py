@@ -55,6 +55,7 @@ class LinkState(Enum):
     HOST_KEY_REFUSED = "host-key-refused"
     UNKNOWN_HOST = "unknown-host"
     NO_AGENT = "no-agent"  # connected, but the agent could not run (no Python there)
+    CRASHED = "crashed"  # a bug of the console's own ended the session (host/consolelog.py)
 
 
 class LinkError(ConsoleError):

@@ -14,7 +14,7 @@ import importlib
 import itertools
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from gdnconsole.chat.model import ChatError, ChatResult, Timeouts
 from gdnconsole.config.hosts import Host
 from gdnconsole.host import simulated
+from gdnconsole.host.consolelog import record_bug
 from gdnconsole.host.forward import ForwardError, Forwards
 from gdnconsole.host.link import AgentChannel, AgentExited, LinkError, LinkState, LocalAgent, SshTarget
 from gdnconsole.host.ranks import RankPlacement, place_ranks
@@ -217,17 +218,33 @@ class HostSession:
         self.notify("link")
 
     async def run(self) -> None:
-        """Keep the host connected until ``stop``; retry network failures with backoff."""
-        failures = 0
+        """Keep the host connected until ``stop``; retry network failures with backoff.
+
+        A bug in the session's own work (a ConsoleError is explained where it happens; anything else is a
+        bug) ends the session visibly instead of silently: the link says "crashed" with one line, and the
+        console's log file keeps the traceback."""
         self._stopping = False
-        prober = asyncio.create_task(self.prober.run()) if self.probe else None
+        health = self._guarded(self.prober.run(), "the server's health checks") if self.probe else None
+        prober = asyncio.create_task(health) if health is not None else None
         try:
-            await self._keep_connected(failures)
+            await self._guarded(self._keep_connected(0), "the link")
         finally:
             if prober is not None:
                 prober.cancel()
-                with contextlib.suppress(asyncio.CancelledError, Exception):
+                with contextlib.suppress(asyncio.CancelledError):
                     await prober
+
+    async def _guarded(self, job: Coroutine[Any, Any, None], what: str) -> None:
+        try:
+            await job
+        except Exception as exc:
+            await self._crashed(what, exc)
+
+    async def _crashed(self, what: str, exc: Exception) -> None:
+        """Stop, and say why: the state of a session whose work failed unexpectedly is not to be trusted."""
+        line = record_bug(f"{self.host.name}: {what}", exc)
+        self._set_link(LinkState.CRASHED, line)
+        await self.stop()
 
     async def _keep_connected(self, failures: int) -> None:
         while not self._stopping:

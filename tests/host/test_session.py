@@ -18,6 +18,7 @@ from gdnconsole.chat.model import Health
 from gdnconsole.config.hosts import Host, Profile, Simulate
 from gdnconsole.config.hosts import SshTarget as ConfigSshTarget
 from gdnconsole.host import launcher, simulated
+from gdnconsole.host import session as session_module
 from gdnconsole.host.link import LinkState, LocalAgent, SshTarget
 from gdnconsole.host.serving import ProbeTiming
 from gdnconsole.host.session import HostSession
@@ -472,3 +473,33 @@ async def test_a_stop_while_the_link_comes_up_ends_the_session_and_its_agent(tmp
     await session.stop()
     await asyncio.wait_for(task, 20)  # ends by itself: nothing cancels it
     assert session.connects == 0 and session.hellos == 0
+
+
+@pytest.mark.parametrize("where", ["message", "prober"])
+async def test_a_bug_in_the_session_ends_it_and_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, _console_log: Path, where: str
+) -> None:
+    """Not a session that silently stops hearing its host: the link says "crashed" with one line that
+    names the bug and the log file, which keeps the traceback, and run() ends by itself."""
+
+    def broken(*args: object) -> None:
+        raise ZeroDivisionError("a bug of ours")
+
+    async def broken_prober(self: object) -> None:
+        broken()
+
+    if where == "message":
+        monkeypatch.setitem(session_module._HANDLERS, "gpus", broken)
+    else:
+        monkeypatch.setattr(session_module.Prober, "run", broken_prober)
+    session = HostSession(sim_host(tmp_path), sample_interval=0.1, backoff=FAST_BACKOFF)
+    task = asyncio.create_task(session.run())
+    assert await session.wait_until(lambda: session.link is LinkState.CRASHED, 20), session.link
+    await asyncio.wait_for(task, 10)  # ended on its own, no exception left in the task
+    message = session.link_message or ""
+    what = "the link" if where == "message" else "the server's health checks"
+    assert f"simbox: {what} failed unexpectedly: ZeroDivisionError: a bug of ours" in message
+    assert str(_console_log) in message
+    logged = _console_log.read_text()
+    assert "Traceback" in logged and "in broken" in logged
+    assert session.status()["link"] == "crashed"

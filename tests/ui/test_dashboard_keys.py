@@ -11,6 +11,7 @@ from textual.command import CommandList
 from textual.widgets import ContentSwitcher
 
 from gdnconsole.config.hosts import Host
+from gdnconsole.host.link import LinkState
 from gdnconsole.host.session import HostSession
 from gdnconsole.ui.app import DashboardApp
 from gdnconsole.ui.dialogs.askname import AskNameScreen
@@ -102,6 +103,18 @@ async def test_failed_link_is_shown_without_a_prompt(tmp_path: Path) -> None:
         assert "✖ auth failed" in status_text(app)
         assert "authentication failed: Permission denied" in gpu_text(app)
         assert not isinstance(app.screen, HostKeyScreen)
+
+
+async def test_a_session_that_crashed_says_so(tmp_path: Path) -> None:
+    session = refused_session(tmp_path)
+    session._set_link(
+        LinkState.CRASHED, "ct131: the link failed unexpectedly: KeyError: 'x' (traceback in LOG)"
+    )
+    app = fixed_app(session)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert "✖ gdnconsole bug (r: retry)" in status_text(app)
+        assert "the link failed unexpectedly: KeyError: 'x' (traceback in LOG)" in gpu_text(app)
 
 
 async def test_help_lists_every_binding(tmp_path: Path) -> None:

@@ -19,7 +19,13 @@ from gdnconsole.ui.widgets.gpupanel import GpuPanel
 from gdnconsole.ui.widgets.logpane import LogPane
 from gdnconsole.ui.widgets.statusbar import SEP, Clock, HostStatusBar, host_status, verdict
 
-_FAILED = (LinkState.DOWN, LinkState.AUTH_FAILED, LinkState.HOST_KEY_REFUSED, LinkState.NO_AGENT)
+_FAILED = (
+    LinkState.DOWN,
+    LinkState.AUTH_FAILED,
+    LinkState.HOST_KEY_REFUSED,
+    LinkState.NO_AGENT,
+    LinkState.CRASHED,
+)
 
 
 def gpu_message(session: HostSession, palette: LogPalette) -> Text | None:

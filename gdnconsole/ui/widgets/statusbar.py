@@ -61,6 +61,7 @@ def link_text(session: HostSession, palette: LogPalette, *, short: bool = False,
         LinkState.AUTH_FAILED: "✖ auth failed",
         LinkState.HOST_KEY_REFUSED: "✖ host key refused",
         LinkState.NO_AGENT: "✖ no agent",
+        LinkState.CRASHED: "✖ gdnconsole bug (r: retry)",
     }
     return Text(labels.get(link, link.value), bad(palette))
 
