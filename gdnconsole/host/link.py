@@ -219,7 +219,7 @@ class LocalAgent(AgentChannel):
             await self._exited(1.0)
             raise
         if self.proc.stderr is not None:
-            with contextlib.suppress(Exception):
+            with contextlib.suppress(OSError):  # a pipe already closed, or no word within the second
                 self.stderr = (await asyncio.wait_for(self.proc.stderr.read(), 1.0)).decode(errors="replace")
 
     async def _exited(self, grace: float) -> None:

@@ -348,7 +348,7 @@ class HostSession:
             self._channel = None
             self.forwards.detach()
             self._pending.fail_all("the link to the host was lost")
-            with contextlib.suppress(Exception):
+            with contextlib.suppress(*self._transport_errors()):  # a link already gone says so on close
                 await channel.close()
         if self.hellos == hellos:
             raise LinkError(LinkState.NO_AGENT, self._no_agent_reason(channel.exit_report()))

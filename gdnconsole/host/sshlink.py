@@ -30,6 +30,9 @@ from gdnconsole.host.link import (
     send_payload,
 )
 
+# What closing a link that is already gone may raise (OSError includes the timeouts).
+CLOSED: tuple[type[BaseException], ...] = (OSError, asyncssh.Error)
+
 
 class SshAgent(AgentChannel):
     """The agent over an SSH session channel."""
@@ -47,14 +50,15 @@ class SshAgent(AgentChannel):
             yield message
 
     async def close(self) -> None:
-        with contextlib.suppress(Exception):
+        # A channel that is closing may already be gone: what that raises is a closed link, not news.
+        with contextlib.suppress(*CLOSED):
             self.process.stdin.write_eof()
-        with contextlib.suppress(Exception):
+        with contextlib.suppress(*CLOSED):
             await asyncio.wait_for(self.process.wait_closed(), 2.0)
             self.stderr = (await asyncio.wait_for(self.process.stderr.read(), 1.0)).decode(errors="replace")
         self.process.close()
         self.conn.close()
-        with contextlib.suppress(Exception):
+        with contextlib.suppress(*CLOSED):
             await asyncio.wait_for(self.conn.wait_closed(), 5.0)
 
     def exit_report(self) -> str:
