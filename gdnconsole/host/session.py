@@ -82,8 +82,10 @@ class LogState:
 
     @classmethod
     def create(cls, path: str, mirror: Path | None) -> LogState:
+        if mirror is None:
+            return cls(path, meaning=LogMeaning(per_line=False))
         meaning = LogMeaning()
-        return cls(path, meaning=meaning, doc=MirrorDocument(mirror, meaning) if mirror else None)
+        return cls(path, meaning=meaning, doc=MirrorDocument(mirror, meaning))
 
     @property
     def tracker(self) -> StageTracker:

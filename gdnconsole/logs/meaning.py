@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import TypeVar
 
 from gdnconsole.logs import scan as logscan
+from gdnconsole.sglang.events import Event
 from gdnconsole.sglang.stages import Severity, Stage
 from gdnconsole.sglang.tracker import Problem, StageTracker
 
@@ -107,9 +108,12 @@ def classified_text(raw: bytes) -> str:
 class LogMeaning:
     """The tracker and what it decided per line; fed in line order, from line 0."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, per_line: bool = True) -> None:
+        """``per_line``: keep what each line means, for a view that reads lines (not for `status`, which
+        reads the tracker only: five bytes a line it saw add up over a long log)."""
         self.lock = threading.RLock()
         self.version = 0
+        self.per_line = per_line
         self._reset()
 
     def _reset(self) -> None:
@@ -160,14 +164,19 @@ class LogMeaning:
         event = evs[0]
         if event.log.rank:
             self.ranks.add(event.log.rank)
+        if self.per_line:
+            self._keep(number, event, startup.stage)
+
+    def _keep(self, number: int, event: Event, stage: Stage) -> None:
+        """What line ``number`` means: its problem block's, its own, or its context's (lock held)."""
         latest = self._latest
         if latest is not None and latest[1].last_line - 1 == number and number > latest[0]:
             block = latest[1]
             self._meta.add(number, block.stage, block.severity)  # a traceback's continuation
         elif event.kind not in BATCH_KINDS or event.severity > Severity.INFO:
-            self._meta.add(number, event.stage if event.stage is not None else startup.stage, event.severity)
+            self._meta.add(number, event.stage if event.stage is not None else stage, event.severity)
         else:
-            self._meta.add(number, context_stage(event.kind, startup.stage), event.severity)
+            self._meta.add(number, context_stage(event.kind, stage), event.severity)
 
     def fed_through(self, stop: int) -> None:
         """Lines before ``stop`` have all been given to ``feed`` (lock held)."""

@@ -48,7 +48,7 @@ def test_without_a_mirror_only_the_parse_is_kept() -> None:
     """`status` and the other headless commands: the tracker, and no file."""
     log = LogState.create("sglang_serve.log", None)
     log.append(text(ct129_lines()).encode())
-    assert log.doc is None and log.mirror is None
+    assert log.doc is None and log.mirror is None and not log.meaning.per_line  # no line is read back
     assert log.lines == len(ct129_lines()) and len(log.tracker.startups) == 2
     current = log.tracker.current
     assert current is not None and current.fatal is not None
