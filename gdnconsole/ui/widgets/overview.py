@@ -24,7 +24,7 @@ from gdnconsole.ui.theme import LogPalette
 
 # The column layout of overview_rows, shared so that both lay rows out alike (private there: that module
 # is being reworked by someone else as this is written; it should become public).
-from gdnconsole.ui.widgets.statusbar import _aligned, overview_cells
+from gdnconsole.ui.widgets.statusbar import aligned, overview_cells
 
 VARIANTS = (False, True)  # the full cells, then the short ones (no round trip, no accept length)
 LONG, SHORT, CUT = 0, 1, 2  # what fits the width: the full rows, the short ones, short rows cut with "…"
@@ -122,7 +122,7 @@ class Overview(Vertical):
             indices = range(len(self.sessions))
         for i in indices:
             for v, short in enumerate(VARIANTS):
-                self._laid[v][i] = _aligned(self._cells[i][v], widths[v], gap=1 if short else 2)
+                self._laid[v][i] = aligned(self._cells[i][v], widths[v], gap=1 if short else 2)
         return indices
 
     def _paint(self, indices: Iterable[int]) -> None:

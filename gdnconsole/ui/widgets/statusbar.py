@@ -210,7 +210,7 @@ def overview_rows(
             for label, name, session in zip(labels, names, sessions, strict=True)
         ]
         widths = [max(row[i].cell_len for row in table) for i in range(len(table[0]))]
-        rows = [_aligned(row, widths, gap=1 if short else 2) for row in table]
+        rows = [aligned(row, widths, gap=1 if short else 2) for row in table]
         if width is None or max(row.cell_len for row in rows) <= width:
             return rows
     for row in rows:
@@ -218,7 +218,7 @@ def overview_rows(
     return rows
 
 
-def _aligned(cells: list[Text], widths: list[int], gap: int) -> Text:
+def aligned(cells: list[Text], widths: list[int], gap: int) -> Text:
     out = Text()
     for i, (cell, width) in enumerate(zip(cells, widths, strict=True)):
         last = i == len(cells) - 1
