@@ -22,7 +22,9 @@ def test_sigterm_drains_running_requests(servers: Servers):
     server = servers.start(*QWEN8, sim={"tokens_per_s": 100.0})
     server.wait_ready()
     kids = server.descendants()
-    body = {"messages": [{"role": "user", "content": "long"}], "max_tokens": 40, "stream": True}
+    # 2 s of answer at 100 tok/s: still running when the drain and the health check look, however loaded
+    # the machine (at 40 tokens, 0.4 s, a loaded run once saw the request end, and the server with it).
+    body = {"messages": [{"role": "user", "content": "long"}], "max_tokens": 200, "stream": True}
     with server.client() as client, client.stream("POST", "/v1/chat/completions", json=body) as response:
         lines = response.iter_lines()
         next(lines)  # the first chunk: the request is running
