@@ -5,10 +5,13 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from gdnconsole.host.ranks import visible_devices
-from gdnconsole.host.state import Gpu
 from gdnconsole.sglang.launch import flag_value
+
+if TYPE_CHECKING:
+    from gdnconsole.host.state import Gpu
 
 # What an idle GPU may show as used with no process listed (driver context, persistence mode); memory
 # above this with no live process to account for it is an old server's, still being torn down.

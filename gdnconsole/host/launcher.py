@@ -18,7 +18,7 @@ import socket
 import time
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gdnconsole.config.hosts import Profile
 from gdnconsole.errors import ConsoleError
@@ -26,8 +26,10 @@ from gdnconsole.host import gpumem
 from gdnconsole.host.journal import FINAL_OUTCOMES, Attempt, Fatal, Journal, RuleBreak, flag_diff
 from gdnconsole.host.replies import AgentRefused
 from gdnconsole.host.session import HostSession
-from gdnconsole.host.state import Rank, Server, ServerExit
 from gdnconsole.sglang.launch import LaunchSpec, flag_value, launch_spec, redact
+
+if TYPE_CHECKING:
+    from gdnconsole.host.state import Rank, Server, ServerExit
 
 __all__ = [
     "LaunchRefused",

@@ -9,8 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from gdnconsole.host.state import Gpu, Server
+if TYPE_CHECKING:
+    from gdnconsole.host.state import Gpu, Server
+
 
 MIB_PER_GB = 1024.0  # SGLang's "GB" are GiB (torch memory / 2**30)
 

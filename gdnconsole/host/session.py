@@ -28,18 +28,6 @@ from gdnconsole.host.link import AgentChannel, AgentExited, LinkError, LinkState
 from gdnconsole.host.ranks import RankPlacement, place_ranks
 from gdnconsole.host.replies import LinkLost, Message, Pending, Progress
 from gdnconsole.host.serving import Prober, ProbeTiming, ServingState, api_key, bind_host
-from gdnconsole.host.state import (
-    Gpu,
-    Hello,
-    HostFacts,
-    Rank,
-    Server,
-    ServerExit,
-    ServerRecord,
-    parse_gpus,
-    parse_ranks,
-    parse_servers,
-)
 from gdnconsole.logs.document import MirrorDocument
 from gdnconsole.logs.meaning import LogMeaning
 from gdnconsole.sglang import decodepoints
@@ -49,6 +37,7 @@ from gdnconsole.sglang.tracker import StageTracker
 if TYPE_CHECKING:
     from gdnconsole.chat.client import ChatClient
     from gdnconsole.host.sshlink import SshLink
+    from gdnconsole.host.state import Gpu, Hello, HostFacts, Rank, Server, ServerExit, ServerRecord
 
 BACKOFF_S = (0.5, 1.0, 2.0, 4.0, 8.0, 15.0)
 RECENT_BYTES = 1 << 20  # text kept in memory for a quick look; views page through the mirror file
@@ -413,6 +402,8 @@ class HostSession:
 
     def _on_server_record(self, message: dict[str, Any]) -> None:
         """launched / adopted / pidfile: the server this console may stop."""
+        from gdnconsole.host.state import ServerRecord  # (see _on_hello)
+
         self.launched = ServerRecord.parse(message.get("server"))
         self.launched_alive = bool(message.get("alive", self.launched is not None))
         if message.get("type") == "pidfile":
@@ -420,6 +411,8 @@ class HostSession:
         self.notify("launched")
 
     def _on_server_exit(self, message: dict[str, Any]) -> None:
+        from gdnconsole.host.state import ServerExit  # (see _on_hello)
+
         ended = ServerExit.parse(message)
         if ended is None:
             return
@@ -436,18 +429,26 @@ class HostSession:
         self.notify("server_exit")
 
     def _on_hello(self, message: dict[str, Any]) -> None:
+        # The typed state loads with the first message, after the first frame: its dataclasses cost about
+        # 6 ms to create, and the dashboard imports this module before it paints (bench_first_frame).
+        from gdnconsole.host.state import Hello
+
         self.hello = Hello.parse(message)
         self.hellos += 1
         self._set_link(LinkState.CONNECTED)
         self.notify("hello")
 
     def _on_gpus(self, message: dict[str, Any]) -> None:
+        from gdnconsole.host.state import parse_gpus  # (see _on_hello)
+
         self.gpus = parse_gpus(message.get("gpus"))
         self.gpus_seen = True
         self.gpu_samples += 1
         self.notify("gpus")
 
     def _on_processes(self, message: dict[str, Any]) -> None:
+        from gdnconsole.host.state import parse_ranks, parse_servers  # (see _on_hello)
+
         self.servers = parse_servers(message.get("servers"))
         self.processes_seen = True
         self.orphans = parse_ranks(message.get("orphans"))
@@ -593,6 +594,8 @@ class HostSession:
     @property
     def facts(self) -> HostFacts:
         """What SGLang's rules need to know of this host: the flag form, `check --host`, the launcher."""
+        from gdnconsole.host.state import HostFacts  # (see _on_hello)
+
         return HostFacts.of(self.hello, self.gpus)
 
     def status(self) -> dict[str, Any]:

@@ -9,10 +9,13 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from gdnconsole.host.ranks import RankPlacement, split_memory
-from gdnconsole.host.state import Gpu, GpuProcess, Rank, Server
 from gdnconsole.sglang.tracker import Startup
+
+if TYPE_CHECKING:
+    from gdnconsole.host.state import Gpu, GpuProcess, Rank, Server
 
 # The order of a GPU's memory parts, left to right in its bar.
 SERVER_PARTS = ("weights", "kv", "mamba", "graphs", "other")
