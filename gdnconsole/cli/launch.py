@@ -1,4 +1,4 @@
-"""`gdnconsole launch HOST` and `gdnconsole stop HOST`: the launch and stop keys, without the dashboard.
+"""`gdnconsole launch HOST`, `stop HOST` and `adopt HOST`: the launch keys, without the dashboard.
 
 `launch` replaces the server this console launched before (stop, wait for its GPU memory, start), checks
 the flags first, waits for the outcome and records the attempt in the host's journal. The server keeps
@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
+from collections.abc import Callable
 from typing import Any
 
 import click
@@ -143,11 +144,19 @@ def _print_attempt(attempt: Attempt) -> None:
         click.echo("  not verified: no answer to the verification prompt yet")
 
 
-async def _stop(host: Host, grace: float, say: Any) -> launcher.StopResult:
+async def _stop(host: Host, grace: float, say: Any) -> launcher.StopResult | str:
+    """The stop result, or why there was nothing to stop (a message: stop is idempotent)."""
     async with connected(host, probe=False) as session:
         plan = launcher.stop_plan(session)
-        if not plan.empty:
-            say(f"stopping pid {plan.pid} (process group {plan.pgid}), up {plan.uptime_s} s")
+        if plan.empty:
+            stranger = launcher.adoptable(session)
+            if stranger is None:
+                return f"nothing to stop: no server gdnconsole launched or adopted runs on {host.name}"
+            raise launcher.LaunchRefused(
+                f"pid {stranger.pid} on {host.name} was not started by gdnconsole: adopt it first "
+                f"(gdnconsole adopt {host.name} --pid {stranger.pid})"
+            )
+        say(f"stopping pid {plan.pid} (process group {plan.pgid}), up {plan.uptime_s} s")
         return await launcher.stop(session, grace=grace, journal=Journal(host.name))
 
 
@@ -158,7 +167,8 @@ async def _stop(host: Host, grace: float, say: Any) -> launcher.StopResult:
 )
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object for scripts.")
 def stop_cmd(host_name: str, grace: float, as_json: bool) -> None:
-    """Stop the server gdnconsole launched (or adopted) on HOST: SIGTERM, then SIGKILL to its group."""
+    """Stop the server gdnconsole launched (or adopted) on HOST: SIGTERM, then SIGKILL to its group.
+    Nothing running is not an error (exit 0); a server gdnconsole did not start is refused (exit 1)."""
     host = host_named(host_name)
 
     def say(message: str) -> None:
@@ -171,6 +181,9 @@ def stop_cmd(host_name: str, grace: float, as_json: bool) -> None:
         if as_json:
             click.echo(json.dumps({"stopped": False, "message": str(exc)}))
         fail(str(exc), EXIT_FAILED)
+    if isinstance(result, str):
+        click.echo(json.dumps({"stopped": False, "running": False, "message": result}) if as_json else result)
+        return
     payload = {
         "stopped": True,
         "pid": result.pid,
@@ -181,3 +194,52 @@ def stop_cmd(host_name: str, grace: float, as_json: bool) -> None:
     click.echo(
         json.dumps(payload) if as_json else f"stopped pid {result.pid} ({result.how}, {result.elapsed:.1f} s)"
     )
+
+
+async def _adopt(host: Host, pid: int | None, confirm: Callable[[str], bool]) -> tuple[int, bool]:
+    """(pid, adopted): ask ``confirm`` with the dashboard's question, then adopt; LaunchRefused when
+    there is no server to adopt."""
+    async with connected(host, probe=False) as session:
+        server = launcher.adoptable(session, pid)
+        if server is None:
+            ours = session.launched_pid
+            if ours is not None and pid in (None, ours):
+                raise launcher.LaunchRefused(f"pid {ours} on {host.name} is gdnconsole's already")
+            which = f"no SGLang server with pid {pid}" if pid is not None else "no SGLang server"
+            raise launcher.LaunchRefused(f"{which} runs on {host.name}: nothing to adopt")
+        lines = [launcher.adopt_question(host.name), "its processes:"]
+        lines += [f"  pid {p}  {what}" for p, what in launcher.adopt_processes(server)]
+        if not confirm("\n".join(lines)):
+            return server.pid, False
+        await launcher.adopt(session, server.pid)
+        return server.pid, True
+
+
+@click.command("adopt")
+@click.argument("host_name", metavar="HOST")
+@click.option("--pid", type=int, help="The server's pid (default: the server on the profile's port).")
+@click.option("--yes", is_flag=True, help="Adopt without asking (scripts).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object for scripts.")
+def adopt_cmd(host_name: str, pid: int | None, yes: bool, as_json: bool) -> None:
+    """Make a server started by hand on HOST gdnconsole's, so that stop and relaunch may end it."""
+    host = host_named(host_name)
+    if not yes and not sys.stdin.isatty():
+        fail("adopting asks first, and there is no terminal to ask on: pass --yes", EXIT_USAGE)
+
+    def confirm(question: str) -> bool:
+        if yes:
+            return True
+        click.echo(question, err=True)
+        return click.confirm("Adopt it?", default=False, err=True)
+
+    try:
+        adopted_pid, adopted = asyncio.run(_adopt(host, pid, confirm))
+    except (launcher.LaunchRefused, LinkLost) as exc:
+        if as_json:
+            click.echo(json.dumps({"adopted": False, "message": str(exc)}))
+        fail(str(exc), EXIT_FAILED)
+    if as_json:
+        click.echo(json.dumps({"adopted": adopted, "pid": adopted_pid}))
+    else:
+        click.echo(f"adopted pid {adopted_pid}" if adopted else f"left pid {adopted_pid} alone")
+    sys.exit(0 if adopted else EXIT_FAILED)

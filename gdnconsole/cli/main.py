@@ -33,6 +33,7 @@ LAZY_COMMANDS: dict[str, str] = {
     "check": "gdnconsole.cli.check:check_cmd",
     "launch": "gdnconsole.cli.launch:launch_cmd",
     "stop": "gdnconsole.cli.launch:stop_cmd",
+    "adopt": "gdnconsole.cli.launch:adopt_cmd",
     "prompt": "gdnconsole.cli.prompt:prompt_cmd",
 }
 

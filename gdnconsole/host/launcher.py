@@ -421,6 +421,31 @@ def _mark_stopped(journal: Journal, pid: int) -> None:
             return
 
 
+def adopt_question(host: str) -> str:
+    """What the dashboard and `gdnconsole adopt` ask before adopting, in the same words."""
+    return (
+        f"{host}: this server was not started by gdnconsole. Adopt it, so that stop and relaunch may end it?"
+    )
+
+
+def adopt_processes(server: Server) -> list[tuple[int, str]]:
+    """(pid, what it runs) of a server and its children, as the adopt question shows them: the whole
+    command line (API keys masked), never cut mid-flag."""
+    return [
+        (server.pid, " ".join(redact(server.cmdline))),
+        *((c.pid, c.title or "") for c in server.children),
+    ]
+
+
+def adoptable(session: HostSession, pid: int | None = None) -> Server | None:
+    """The server ``pid`` (else the host's current server) when it is not the console's already."""
+    servers = [s for s in session.servers if pid is None or s.pid == pid]
+    server = session.server if pid is None else (servers[0] if servers else None)
+    if server is None or server.pid == session.launched_pid:
+        return None
+    return server
+
+
 async def adopt(session: HostSession, pid: int) -> None:
     """Take over a server started by hand (the user saw its pids): stop and relaunch may end it now."""
     try:

@@ -6,12 +6,15 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from gdnconsole.config import hosts as config_hosts
+from gdnconsole.host import simulated
 from tests.host.launchkit import kill_group
-from tests.host.test_session import free_port
+from tests.host.test_session import CT129_ARGS, free_port
 
 GDNCONSOLE = [sys.executable, "-m", "gdnconsole"]
 
@@ -92,8 +95,13 @@ def test_launch_json_then_stop(cli_env: dict[str, str], tmp_path: Path) -> None:
     finally:
         if pid:
             kill_group(pid)
-    again = run(cli_env, "stop", "simbox", "--json")
-    assert again.returncode == 1 and json.loads(again.stdout)["stopped"] is False
+    again = run(cli_env, "stop", "simbox", "--json")  # stop is idempotent: nothing running is no error
+    assert again.returncode == 0, again.stderr
+    assert json.loads(again.stdout) == {
+        "stopped": False,
+        "running": False,
+        "message": "nothing to stop: no server gdnconsole launched or adopted runs on simbox",
+    }
 
 
 def test_a_rejected_profile_exits_1_with_the_rule(cli_env: dict[str, str]) -> None:
@@ -115,3 +123,54 @@ def test_a_rejected_profile_exits_1_with_the_rule(cli_env: dict[str, str]) -> No
 def test_usage_errors_exit_2(cli_env: dict[str, str], args: list[str], message: str) -> None:
     done = run(cli_env, "launch", "simbox", *args)
     assert done.returncode == 2 and message in done.stderr
+
+
+@pytest.fixture
+def by_hand(cli_env: dict[str, str]) -> Iterator[subprocess.Popen[bytes]]:
+    """A server started on the simulated host by hand (nohup style), not by gdnconsole."""
+    host = config_hosts.load(Path(cli_env["GDNCONSOLE_CONFIG"])).hosts["simbox"]
+    assert host.profile is not None
+    workdir = simulated.workdir(host)
+    workdir.mkdir(parents=True, exist_ok=True)
+    with (workdir / host.log).open("wb") as log:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "sglang.launch_server", *CT129_ARGS, "--port", str(host.profile.port)],
+            env={**os.environ, **simulated.environment(host)},
+            cwd=workdir,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    try:
+        yield proc
+    finally:
+        kill_group(proc.pid)
+        proc.wait()
+
+
+def test_adopt_makes_a_server_started_by_hand_ours_to_stop(
+    cli_env: dict[str, str], by_hand: subprocess.Popen[bytes]
+) -> None:
+    refused = run(cli_env, "stop", "simbox")
+    assert refused.returncode == 1
+    assert f"gdnconsole adopt simbox --pid {by_hand.pid}" in refused.stderr  # says how, stops nothing
+    assert by_hand.poll() is None
+
+    asked = run(cli_env, "adopt", "simbox")  # no terminal to ask on: refuses rather than assume yes
+    assert asked.returncode == 2 and "--yes" in asked.stderr
+
+    adopted = run(cli_env, "adopt", "simbox", "--yes", "--json")
+    assert adopted.returncode == 0, adopted.stderr
+    assert json.loads(adopted.stdout) == {"adopted": True, "pid": by_hand.pid}
+    again = run(cli_env, "adopt", "simbox", "--yes")
+    assert again.returncode == 1 and "gdnconsole's already" in again.stderr
+
+    stopped = run(cli_env, "stop", "simbox", "--json")
+    assert stopped.returncode == 0, stopped.stderr
+    assert json.loads(stopped.stdout)["stopped"] is True and json.loads(stopped.stdout)["pid"] == by_hand.pid
+    assert by_hand.wait(timeout=30) is not None
+
+
+def test_adopt_with_no_server_says_so(cli_env: dict[str, str]) -> None:
+    done = run(cli_env, "adopt", "simbox", "--yes", "--pid", "999999")
+    assert done.returncode == 1 and "no SGLang server with pid 999999 runs on simbox" in done.stderr

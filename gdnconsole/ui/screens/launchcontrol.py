@@ -23,7 +23,7 @@ from gdnconsole.host import launcher
 from gdnconsole.host.consolelog import record_bug
 from gdnconsole.host.journal import Attempt, Journal, RuleBreak
 from gdnconsole.host.session import HostSession
-from gdnconsole.sglang.launch import launch_spec, redact
+from gdnconsole.sglang.launch import launch_spec
 from gdnconsole.ui.dialogs.confirm import ConfirmScreen, relaunch_dialog, stop_dialog
 from gdnconsole.ui.models.formmodel import field_of
 from gdnconsole.ui.models.timefmt import duration
@@ -186,14 +186,11 @@ class LaunchControl:
         if server is None:  # gone since the key was pressed
             return
         body = Text()
-        body.append(f"pid {server.pid}  ", Style(bold=True))
-        body.append(" ".join(redact(server.cmdline))[:300])
-        for child in server.children:
-            body.append(f"\npid {child.pid}  ", Style(bold=True))
-            body.append(child.title or "")
+        for pid, what in launcher.adopt_processes(server):
+            body.append(f"\npid {pid}  " if body else f"pid {pid}  ", Style(bold=True))
+            body.append(what)
         dialog = ConfirmScreen(
-            f"{self._name(index)}: this server was not started by gdnconsole. Adopt it, so that "
-            "stop and relaunch may end it?",
+            launcher.adopt_question(self._name(index)),
             [("its processes", body)],
             yes="Adopt it",
             no="Leave it alone",
