@@ -216,3 +216,20 @@ async def test_a_bug_in_a_launch_is_said_as_one_and_logged(
         assert "Traceback" in logged and "KeyError: 'pid'" in logged and "in broken" in logged
         assert 0 not in app.dashboard.launches.progress  # not left "launching…"
         await session_of(app).stop()
+
+
+async def test_a_relaunch_the_rules_reject_asks_nothing_first(tmp_path: Path) -> None:
+    """ctrl+l in the form with a rule error: the rejection at once, not the relaunch question first (whose
+    diff does not mention the error), and the running server left alone."""
+    host = launch_host(tmp_path)
+    bad = dataclasses.replace(host.profiles["final"], speculative=Speculative("NEXTN", None, 1, 2))
+    async with launching(tmp_path, host) as app, app.run_test(size=SIZE) as pilot:
+        await connect(pilot, app)
+        pid = await launch_ready(pilot, app)
+        app.dashboard.launches.relaunch(0, bad)  # what the form's ctrl+l does with its profile
+        assert await until(pilot, lambda: app.screen.id == "confirm-rejected", 10), app.screen.id
+        assert "spec.topk_without_steps" in dialog_text(app)
+        assert journal_of(app).attempts()[-1].outcome == "rejected"
+        assert session_of(app).launched_pid == pid  # nothing was stopped
+        await pilot.press("n")
+        await session_of(app).stop()

@@ -144,8 +144,11 @@ class LaunchControl:
         session = self.sessions[index]
         if self._busy(index):
             return
-        if session.server is None:
-            self.launch(index, profile)
+        if session.server is None or launcher.check_rules(session, launch_spec(profile, session.host.python)):
+            # Nothing to replace, or a profile our rules reject: no adopt or relaunch question first (it
+            # would ask to stop a server for a launch that cannot happen); the rejection says why at once.
+            self._start(index, "launch", "checking")
+            self._work(index, "launch", self._launch(index, profile))
             return
         plan = launcher.stop_plan(session)
         if plan.empty:
