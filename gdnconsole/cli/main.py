@@ -58,6 +58,8 @@ class HostsGroup(LazyGroup):
 
 READONLY_META = "gdnconsole.readonly"  # the main group's --readonly, in the context's meta
 READONLY_HELP = "Watch only: no launch, relaunch or stop (for someone else's box)."
+# Commands that start or stop a server: never run under the group's --readonly.
+CHANGING_COMMANDS = frozenset({"demo", "launch", "stop", "adopt"})
 
 
 @click.group(
@@ -78,6 +80,13 @@ def main(ctx: click.Context, theme: str | None, readonly: bool) -> None:
     ssh targets / ~/.ssh/config aliases); plain `gdnconsole` lets you pick among the configured hosts."""
     ctx.meta[THEME_META] = theme  # `gdnconsole --theme NAME HOST`: the command that opens the UI takes it
     ctx.meta[READONLY_META] = readonly
+    if readonly and ctx.invoked_subcommand in CHANGING_COMMANDS:
+        # `gdnconsole --readonly demo` meant to watch, and `demo` starts a server: never run it.
+        name = ctx.invoked_subcommand
+        fail(
+            f"--readonly watches hosts, and `{name}` changes one; to watch a host named {name!r}: "
+            f"gdnconsole open --readonly {name}"
+        )
     if ctx.invoked_subcommand is not None:
         return
     cfg = load_config()
@@ -102,13 +111,13 @@ def _theme_asked(ctx: click.Context, theme: str | None) -> str | None:
     return theme if theme is not None else before
 
 
-@main.command(OPEN_COMMAND, hidden=True)
+@main.command(OPEN_COMMAND)
 @click.argument("names", nargs=-1, required=True, metavar="HOST...")
 @click.option("--theme", "theme", metavar="NAME", help=THEME_HELP)
 @click.option("--readonly", is_flag=True, help=READONLY_HELP)
 @click.pass_context
 def open_cmd(ctx: click.Context, names: tuple[str, ...], theme: str | None, readonly: bool) -> None:
-    """Open the dashboard on HOST... (one tab per host)."""
+    """Open the dashboard on HOST... (one tab per host), even a host named like a command (`open demo`)."""
     open_hosts(names, _theme_asked(ctx, theme), readonly or bool(ctx.meta.get(READONLY_META)))
 
 

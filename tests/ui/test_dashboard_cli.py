@@ -54,6 +54,19 @@ def test_several_hosts_and_an_ssh_alias(opened: list[dict[str, Any]]) -> None:
     assert opened[0]["hosts"][1].ssh.port == 2222
 
 
+def test_readonly_never_runs_a_command_that_starts_a_server(opened: list[dict[str, Any]]) -> None:
+    """`gdnconsole --readonly demo` meant to watch: it refuses, and says how to watch a host named demo."""
+    for command in ("demo", "launch", "stop", "adopt"):
+        result = CliRunner().invoke(main, ["--readonly", command, "ct129"])
+        assert result.exit_code == 2, (command, result.output)
+        assert f"gdnconsole open --readonly {command}" in result.output
+    assert not opened
+    result = CliRunner().invoke(main, ["open", "--readonly", "demo"])  # the demo host, watched
+    assert result.exit_code == 0, result.output
+    [call] = opened
+    assert [h.name for h in call["hosts"]] == ["demo"] and call["readonly"] is True
+
+
 def test_demo_host_by_name(opened: list[dict[str, Any]]) -> None:
     result = CliRunner().invoke(main, ["ct129", "demo"])  # `demo` after a host is the demo host
     assert result.exit_code == 0, result.output
@@ -86,7 +99,7 @@ def test_help_shows_hosts_usage_and_commands(opened: list[dict[str, Any]]) -> No
     assert result.exit_code == 0
     assert "[OPTIONS] HOST... | COMMAND [ARGS]..." in result.output
     assert "status" in result.output and "demo" in result.output
-    assert "\n  open " not in result.output  # the hidden command behind `gdnconsole HOST`
+    assert "\n  open " in result.output  # `gdnconsole HOST` spelled out: for a host named like a command
     assert not opened
 
 
