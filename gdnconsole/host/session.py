@@ -103,13 +103,14 @@ class LogState:
     def caught_up(self) -> bool:
         return self.offset >= self.size
 
-    def restart(self, inode: int | None) -> None:
-        """The file was truncated or replaced (a relaunch rewrote it): read it again from its start."""
+    def restart(self, inode: int | None, *, own: bool = False) -> None:
+        """The file was truncated or replaced (a relaunch rewrote it): read it again from its start.
+        ``own``: by this console's launch (it rotates the log)."""
         self.offset, self.inode, self.size, self.lines = 0, inode, 0, 0
         self.tail = ""
         self.resets += 1
         if self.doc is not None:
-            self.doc.clear()  # the mirror restarts with the parse
+            self.doc.clear(own=own)  # the mirror restarts with the parse
         else:
             self.meaning.reset()
 
@@ -162,6 +163,7 @@ class HostSession:
         self.exits: dict[int, ServerExit] = {}  # pid -> how it ended
         self.exit_children: dict[int, set[int]] = {}  # pid -> its children's pids when it exited
         self._pending = Pending()
+        self._launching = 0  # launch requests in flight: the log reset they cause is our own
         self.forwards = Forwards()
         self.serving = ServingState()
         self.decode_points: deque[DecodePoint] = deque(maxlen=DECODE_POINTS)
@@ -384,10 +386,13 @@ class HostSession:
         if channel is None:
             raise LinkLost(f"{self.host.name} is not connected ({self.link.value})")
         request_id, answer = self._pending.open(frozenset({final}), progress)
+        launching = message.get("op") == "launch"
+        self._launching += launching
         try:
             await channel.send({**message, "id": request_id})
             return await asyncio.wait_for(answer, timeout)
         finally:
+            self._launching -= launching
             self._pending.close(request_id)
 
     # -- messages from the agent -------------------------------------------------------------------
@@ -475,7 +480,8 @@ class HostSession:
         self.notify("log")
 
     def _on_log_reset(self, message: dict[str, Any]) -> None:
-        self.log.restart(message.get("inode"))
+        # The agent rotates the log for our launch and says so before its reply: our own doing, no news.
+        self.log.restart(message.get("inode"), own=self._launching > 0)
         self.decode_points.clear()
         self.log.seen = True
         self.notify("log")

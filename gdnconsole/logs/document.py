@@ -131,6 +131,7 @@ class LogDocument:
         self.index = LineIndex(path)
         self.meaning = meaning if meaning is not None else LogMeaning()
         self.generation = 1  # counts restarts of the file: a scan or read of an older file is thrown away
+        self.own_restarts: set[int] = set()  # generations this console started itself (its launch's rotation)
         self.scanned = False
 
     @property
@@ -337,14 +338,17 @@ class MirrorDocument(LogDocument):
         self.scanned = True  # every line is parsed as it is appended
         self.clear()
 
-    def clear(self) -> None:
-        """Empty the file and forget its lines (the log it copies restarted)."""
+    def clear(self, *, own: bool = False) -> None:
+        """Empty the file and forget its lines (the log it copies restarted). ``own``: the restart is this
+        console's doing (a launch rotates the log), which is no news to tell the user about."""
         with self.meaning.lock:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self.path.write_bytes(b"")
             self.meaning.reset()
             self.index.reset()
             self.generation += 1
+            if own:
+                self.own_restarts.add(self.generation)
 
     def append(self, data: bytes) -> int:
         """Write ``data`` (whole lines) at the end of the file, parse it, then index it: a reader that finds

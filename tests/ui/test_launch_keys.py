@@ -138,6 +138,9 @@ async def test_relaunch_shows_the_flag_diff_and_replaces_the_server(tmp_path: Pa
         attempts = journal_of(app).attempts()
         assert all(a.outcome in ("ready", "verified") for a in attempts) and len(attempts) == 2
         assert "+ --mem-fraction-static 0.8" in attempts[-1].diff
+        # The relaunch rotated the log (LOG.1): our own doing, so no toast says the log was replaced.
+        assert session_of(app).log.resets >= 1
+        assert not [n for n in NOTES.get(id(app), []) if "truncated or replaced" in n], NOTES[id(app)]
         await session_of(app).stop()
 
 

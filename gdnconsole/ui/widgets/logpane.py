@@ -323,7 +323,8 @@ class LogPane(Vertical):
         view = self.view
         if update.generation != self._generation:
             self._generation = update.generation
-            if view.total:  # a log that showed nothing was not replaced: it appeared
+            # A log that showed nothing was not replaced (it appeared); our own launch's rotation is no news.
+            if view.total and update.generation not in self.doc.own_restarts:
                 self.notify("the log was truncated or replaced: reading it from its new start", timeout=4)
             view.reset(update.total)
             if update.matches is not None:
