@@ -137,7 +137,8 @@ class HostSession:
         self.link = LinkState.CONNECTING
         self.link_message: str | None = None
         self.fingerprint: str | None = None
-        self.since = time.time()
+        self.down_since: float | None = None  # the first failure since the link was last up
+        self.retry_at: float | None = None  # when the next connection attempt starts (epoch seconds)
         self.rtt_ms: float | None = None
         # What the agent reported, parsed once (host/state.py): everything above reads attributes.
         self.hello: Hello | None = None
@@ -156,6 +157,7 @@ class HostSession:
         self._ping_ids = itertools.count(1)
         self._changed = asyncio.Event()
         self._stopping = False
+        self._reconnect_now = False
         # The server this console launched or adopted (the agent's pid-file record), and what ended.
         self.launched: ServerRecord | None = None
         self.launched_alive = False
@@ -203,8 +205,13 @@ class HostSession:
     # -- the link ----------------------------------------------------------------------------------
 
     def _set_link(self, state: LinkState, message: str | None = None) -> None:
-        if state is not self.link:
-            self.since = time.time()
+        # "down since" is the first failure, kept through the retries (each passes through CONNECTING).
+        if state is LinkState.CONNECTED:
+            self.down_since = None
+        elif state is not LinkState.CONNECTING and self.down_since is None:
+            self.down_since = time.time()
+        if state is LinkState.CONNECTING:
+            self.retry_at = None
         self.link, self.link_message = state, message
         if state is not LinkState.CONNECTED:
             self.rtt_ms = None
@@ -245,16 +252,23 @@ class HostSession:
                 await self._connect_and_serve()
                 failures = 0  # it was up: the next try comes at once after the shortest wait
             except LinkError as exc:
-                failures += 1
-                self.fingerprint = exc.fingerprint
-                self._set_link(exc.state, str(exc))
-                if not exc.retryable:
-                    return  # auth, host keys: waiting will not fix them
+                if not self._reconnect_now:  # a link the user dropped on purpose did not fail
+                    failures += 1
+                    self.fingerprint = exc.fingerprint
+                    self._set_link(exc.state, str(exc))
+                    if not exc.retryable:
+                        return  # auth, host keys: waiting will not fix them
             if self.stopping:
                 return
+            if self._reconnect_now:  # the user asked (reconnect()): no failure, no wait
+                self._reconnect_now = False
+                continue
             if self.link is LinkState.CONNECTED:
                 self._set_link(LinkState.DOWN, "the connection was lost")
-            await asyncio.sleep(self.backoff[min(failures, len(self.backoff) - 1)])
+            delay = self.backoff[min(failures, len(self.backoff) - 1)]
+            self.retry_at = time.time() + delay
+            self.notify("link")
+            await asyncio.sleep(delay)
 
     @property
     def ssh_link(self) -> SshLink | None:
@@ -277,6 +291,12 @@ class HostSession:
     @property
     def stopping(self) -> bool:
         return self._stopping
+
+    async def reconnect(self) -> None:
+        """Drop the link and make it again now (the user asked: `r` on a connected host)."""
+        if self._channel is not None:
+            self._reconnect_now = True
+            await self._channel.close()
 
     async def stop(self) -> None:
         self._stopping = True

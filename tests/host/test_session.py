@@ -503,3 +503,22 @@ async def test_a_bug_in_the_session_ends_it_and_says_so(
     logged = _console_log.read_text()
     assert "Traceback" in logged and "in broken" in logged
     assert session.status()["link"] == "crashed"
+
+
+async def test_down_since_is_the_first_failure_and_the_next_retry_is_known(tmp_path: Path) -> None:
+    """Retries pass through connecting and fail again: "down since" stays the first failure's time (it
+    reset at every retry), and the session knows when it tries next."""
+    port = free_port()  # nothing listens there: each attempt is refused at once
+    session = HostSession(sim_host(tmp_path), ssh=SshTarget(host="127.0.0.1", port=port), backoff=(0.05, 0.2))
+    downs: list[tuple[float | None, float | None]] = []
+
+    def heard(topic: str) -> None:
+        if topic == "link" and session.link is LinkState.DOWN:
+            downs.append((session.down_since, session.retry_at))
+
+    session.subscribe(heard)
+    async with running(session):
+        assert await session.wait_until(lambda: session.connects == 0 and len(downs) >= 6, 20), downs
+    firsts = {since for since, _ in downs}
+    assert len(firsts) == 1 and None not in firsts, downs  # one first failure, kept through the retries
+    assert any(retry is not None and retry > (since or 0) for since, retry in downs)

@@ -236,3 +236,17 @@ async def test_a_relaunch_the_rules_reject_asks_nothing_first(tmp_path: Path) ->
         assert session_of(app).launched_pid == pid  # nothing was stopped
         await pilot.press("n")
         await session_of(app).stop()
+
+
+async def test_r_on_a_connected_host_makes_the_link_anew(tmp_path: Path) -> None:
+    """`r` on a connected host said "already connecting" and did nothing: now it reconnects, at once."""
+    async with launching(tmp_path, launch_host(tmp_path)) as app, app.run_test(size=SIZE) as pilot:
+        await connect(pilot, app)
+        session = session_of(app)
+        assert session.connects == 1
+        await pilot.press("r")
+        assert await until(pilot, lambda: session.connects == 2 and session.complete, 20), said(app)
+        notes = NOTES.get(id(app), [])
+        assert "simbox: reconnecting" in " ".join(notes) and "already connecting" not in " ".join(notes)
+        assert session.down_since is None  # not a failure
+        await session.stop()

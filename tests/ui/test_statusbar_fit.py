@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from gdnconsole.host.link import LinkState
 from gdnconsole.ui import theme
 from gdnconsole.ui.models.gpurows import gpu_rows
 from gdnconsole.ui.widgets.gpupanel import render_gpus
-from gdnconsole.ui.widgets.statusbar import host_status, overview_rows
+from gdnconsole.ui.widgets.statusbar import clock_time, host_status, overview_rows
 from tests.ui.dashboard_helpers import CLOCK, crashed_session, refused_session, serving_session
 
 PALETTE = theme.load()[1]
@@ -75,3 +76,14 @@ def test_a_long_gpu_warning_wraps_under_its_text(tmp_path: Path) -> None:
     assert all(len(line) <= 104 for line in lines), lines
     assert lines[-2].startswith("   ⚠ pid 5120 sglang::scheduler_TP1 (its server is gone) holds 30.3 GiB")
     assert lines[-1] == "     leftover? a launch may run out of memory", lines[-2:]
+
+
+def test_a_host_that_is_down_says_since_when_and_the_next_retry(tmp_path: Path) -> None:
+    session = refused_session(tmp_path)
+    session._set_link(LinkState.DOWN, "the connection was lost")
+    session.down_since, session.retry_at = CLOCK - 65, CLOCK + 4
+    session._set_link(
+        LinkState.DOWN, "the connection was lost again"
+    )  # a later failure keeps the first's time
+    line = host_status(session, PALETTE, CLOCK, 200).plain
+    assert f"✖ down since {clock_time(CLOCK - 65)}, retry in 4s" in line, line

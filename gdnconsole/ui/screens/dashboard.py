@@ -363,9 +363,13 @@ class DashboardScreen(Screen[None]):
     def action_reconnect(self) -> None:
         """Try the active host again: after a refused key, an auth failure, or a key the user declined."""
         index = self.active_index
-        runner = self.runners.get(index)
+        runner, session = self.runners.get(index), self.sessions[index]
         if runner is not None and runner.is_running:
-            self.notify(f"{self.sessions[index].host.name}: already connecting", timeout=3)
+            if session.link is LinkState.CONNECTED:  # a link that looks up but may be stale: make it anew
+                self.notify(f"{session.host.name}: reconnecting", timeout=3)
+                self.run_worker(session.reconnect(), group="reconnect", exit_on_error=False)
+            else:
+                self.notify(f"{session.host.name}: already connecting", timeout=3)
             return
         self.declined.pop(index, None)
         if self.sessions[index].link is LinkState.UNKNOWN_HOST:

@@ -44,9 +44,16 @@ def clock_time(epoch: float) -> str:
     return time.strftime("%H:%M:%S", time.localtime(epoch))
 
 
-def link_text(session: HostSession, palette: LogPalette, *, short: bool = False, rtt: bool = True) -> Text:
+def link_text(
+    session: HostSession,
+    palette: LogPalette,
+    *,
+    short: bool = False,
+    rtt: bool = True,
+    now: float | None = None,
+) -> Text:
     """The link state, e.g. ``● connected 3 ms`` (the round trip unless not ``rtt``) or ``✖ down since
-    10:04:05``."""
+    10:04:05, retry in 4s`` (the first failure; the next try, given the time ``now``)."""
     link = session.link
     if link is LinkState.CONNECTED:
         rtt = rtt and session.rtt_ms is not None
@@ -54,7 +61,11 @@ def link_text(session: HostSession, palette: LogPalette, *, short: bool = False,
     if link is LinkState.CONNECTING:
         return Text("◌ connecting…", waiting(palette))
     if link is LinkState.DOWN:
-        return Text(f"✖ down since {clock_time(session.since)}", bad(palette))
+        since = session.down_since
+        out = Text("✖ down" + (f" since {clock_time(since)}" if since is not None else ""), bad(palette))
+        if not short and now is not None and session.retry_at is not None:
+            out.append(f", retry in {duration(max(0.0, session.retry_at - now))}")
+        return out
     if link is LinkState.UNKNOWN_HOST:
         return Text("? unknown host key" + ("" if short else " (r: decide)"), waiting(palette))
     labels = {
@@ -148,7 +159,7 @@ _DROP_ORDER = ("version", "server", "decode")
 def host_status(session: HostSession, palette: LogPalette, now: float, width: int | None = None) -> Text:
     """The host's one line; parts are dropped (least useful first) until it fits ``width`` cells."""
     parts: list[tuple[str, Text]] = [("name", Text(session.host.name, BOLD))]
-    parts.append(("link", link_text(session, palette)))
+    parts.append(("link", link_text(session, palette, now=now)))
     if session.hello is not None:
         version = session.hello.sglang
         parts.append(("version", Text(f"SGLang {version}" if version else "SGLang not installed")))
