@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from gdnconsole.sglang.logline import PY_WARNING_RE as _PY_WARNING
 from gdnconsole.sglang.logline import Kind, LogLine
 from gdnconsole.sglang.stages import Severity, Stage
 
@@ -34,11 +35,15 @@ FRAMED_RULES: tuple[Rule, ...] = (
     Rule("prefill_batch", "Prefill batch", S.SERVING, prefix=True),
     # --- failures (§3)
     Rule("scheduler_exception", "Scheduler hit an exception", None, V.FATAL, opens_block=True),
+    # ≤0.3 (2024) wrote the scheduler's traceback under this header, on the lines that follow it
+    Rule("scheduler_exception", "Exception in run_tp_server", None, V.FATAL, opens_block=True),
     Rule("manager_exception", "Manager hit an exception", None, V.FATAL, opens_block=True),
     Rule("controller_exception", "Controller hit an exception", None, V.FATAL, opens_block=True),
     Rule("sigquit_launch", "Received sigquit from a child proces", None, V.FATAL),
     Rule("sigquit_running", "SIGQUIT received", None, V.FATAL),
     Rule("warmup_failed", "Initialization failed. warmup error", S.WARMUP, V.FATAL, opens_block=True),
+    # the diffusion runtime: "Server warmup failed; aborting startup: …" + traceback
+    Rule("warmup_failed", "warmup failed", S.WARMUP, V.FATAL, opens_block=True),
     Rule("init_failed", "Initialization failed", None, V.FATAL, opens_block=True),
     Rule("subprocess_crashed", "crashed with exit code", None, V.FATAL),
     Rule("scheduler_died", "scheduler died during initialization", None, V.FATAL),
@@ -49,9 +54,13 @@ FRAMED_RULES: tuple[Rule, ...] = (
         S.MEMORY,
         V.FATAL,
     ),
-    Rule("watchdog", "watchdog timeout", None, V.ERROR),
+    # The watchdog dumps the stuck scheduler's stack, then sends SIGQUIT to the main process: it is the
+    # cause of the shutdown that follows (FACTS §3; 0.4 wrote "Watchdog timeout (…)", capitalised).
+    Rule("watchdog", "atchdog timeout", None, V.FATAL),
     Rule("health_failed", "Health check failed", None, V.ERROR),
     Rule("runtime_oom", "out of memory. Try to lower your batch size", None, V.ERROR),
+    # 0.4: "Decode out of memory happened. #retracted_reqs: 1, …": requests retracted, the server goes on
+    Rule("retracted", "out of memory happened", None, V.WARNING),
     Rule("sigterm", "SIGTERM received", None, V.WARNING),
     Rule("draining", "Gracefully exiting", None),
     Rule("kill_tree", "kill_process_tree called", None),
@@ -68,6 +77,8 @@ FRAMED_RULES: tuple[Rule, ...] = (
     Rule("notice_spec_overlap", "spec v2 currently only supports", S.STARTING, V.WARNING),
     Rule("deprecated_endpoint", "Endpoint '/get_model_info' is deprecated", None, V.WARNING),
     Rule("deprecated", "deprecated", None, V.WARNING),
+    Rule("param_not_found", "not found in params_dict", None, V.WARNING),  # models' logger.warning
+    Rule("not_installed", " not installed", None, V.WARNING),
     Rule("chat_template", "chat template", S.STARTING),
     # --- distributed (§2.1 row 3, §2.2)
     Rule("dist_begin", "Init torch distributed begin", S.DISTRIBUTED, prefix=True),
@@ -163,6 +174,8 @@ def classify(log: LogLine, line: int = 0) -> Event:
     if kind is Kind.FRAMED:
         rule = _match(FRAMED_RULES, log.message)
         if rule is None:
+            if _PY_WARNING.match(log.message):  # a Python warning routed through SGLang's logger
+                return Event(line, log, "py_warning", None, V.WARNING, opens_block=True)
             return Event(line, log, "message", None, V.INFO)
         opens = rule.opens_block or (rule.severity is V.FATAL and "Traceback" in log.message)
         return Event(
@@ -187,9 +200,58 @@ def classify(log: LogLine, line: int = 0) -> Event:
     if kind is Kind.PY_WARNING:
         return Event(line, log, "py_warning", None, V.WARNING, opens_block=True)
     if kind is Kind.LIBRARY:
-        severity = V.WARNING if log.level == "WARNING" or " NCCL WARN" in log.message else V.INFO
+        warns = log.level == "WARNING" or " NCCL WARN" in log.message or "deprecated" in log.message
+        severity = V.WARNING if warns else V.INFO
         return Event(line, log, "library", None, severity)
     return Event(line, log, "blank" if kind is Kind.BLANK else "text", None, V.INFO)
+
+
+# Traceback frames name the step of startup the process was in (FACTS §2.1-§2.2: ModelRunner.initialize
+# runs load_model → init_memory_pool → init_attention_backend → init_cuda_graphs/init_device_graphs; 0.5.23
+# bootstrap.init_parallel_runtime → … → init_all_cuda_graphs). The scheduler's and detokenizer's event
+# loops run requests: warm-up or serving, as the batch lines (``RUNNING``).
+_FRAME = re.compile(r'\s*File "(?P<path>[^"]*)", line \d+, in (?P<func>[\w<>.]+)')
+_FRAME_STAGES: dict[str, Stage] = {
+    "init_torch_distributed": S.DISTRIBUTED,
+    "init_distributed_environment": S.DISTRIBUTED,
+    "initialize_model_parallel": S.DISTRIBUTED,
+    "init_parallel_runtime": S.DISTRIBUTED,
+    "load_model": S.LOADING,
+    "load_weights_and_postprocess": S.LOADING,
+    "init_memory_pool": S.MEMORY,
+    "init_memory_pools": S.MEMORY,
+    "profile_max_num_token": S.MEMORY,
+    "init_attention_backend": S.MEMORY,
+    "init_cuda_graphs": S.GRAPHS,
+    "init_device_graphs": S.GRAPHS,
+    "init_all_cuda_graphs": S.GRAPHS,
+    "capture": S.GRAPHS,
+    "capture_one_batch_size": S.GRAPHS,
+    "_execute_server_warmup": S.WARMUP,
+    "_wait_and_warmup": S.WARMUP,
+}
+RUNNING = S.SERVING  # the stage a frame of the request loop proves; the tracker reads it in context
+_RUNNING_FRAMES = frozenset(
+    {"run_event_loop", "dispatch_event_loop", "run_batch", "get_next_batch_to_run", "get_model_worker_batch"}
+)
+
+
+def frame_stage(message: str) -> Stage | None:
+    """The stage a traceback frame (``File "…", line N, in func``) proves its process was in."""
+    m = _FRAME.match(message)
+    if m is None:
+        return None
+    func, path = m["func"], m["path"]
+    stage = _FRAME_STAGES.get(func)
+    if stage is not None:
+        return stage
+    if "memory_pool" in path.rsplit("/", 1)[-1]:
+        return S.MEMORY  # the KV / state pools' buffers are created in memory_pool*.py
+    if func == "__init__" and path.endswith("cuda_graph_runner.py"):
+        return S.GRAPHS  # the runner captures in its constructor
+    if func.startswith(("event_loop", "process_batch_result")) or func in _RUNNING_FRAMES:
+        return RUNNING
+    return None
 
 
 def exception_stage(message: str) -> Stage | None:

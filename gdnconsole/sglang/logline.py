@@ -54,16 +54,24 @@ class LogLine:
 
 
 _RANK_TOKENS = r"(?:DP|PP|ATTN_CP|MOE_DP|TP|EP)\d+"
-_FRAME = re.compile(
-    rf"\[(?P<stamp>\d{{4}}-\d\d-\d\d \d\d:\d\d:\d\d|\d\d-\d\d \d\d:\d\d:\d\d)(?:\.(?P<ms>\d{{3}}))?"
-    rf"(?P<rank>(?: {_RANK_TOKENS})*)\] ?"
+# The stamp: full (FACTS §1.1), the diffusion runtime's "MM-DD HH:MM:SS", or the time alone (2024 builds:
+# "[16:43:29 TP0]"). A paste can lose the opening bracket of a full stamp ("2025-08-15 14:25:48] …").
+_STAMP = r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d|\d\d-\d\d \d\d:\d\d:\d\d|\d\d:\d\d:\d\d"
+_FRAME = re.compile(rf"\[(?P<stamp>{_STAMP})(?:\.(?P<ms>\d{{3}}))?(?P<rank>(?: {_RANK_TOKENS})*)\] ?")
+_FRAME_NO_BRACKET = re.compile(
+    rf"(?P<stamp>\d{{4}}-\d\d-\d\d \d\d:\d\d:\d\d)(?:\.(?P<ms>\d{{3}}))?(?P<rank>(?: {_RANK_TOKENS})*)\] "
 )
 _GPU_ID = re.compile(r"\[gpu_id=(?P<gpu>\d+)\] ?")
 _UVICORN = re.compile(r"(?P<level>INFO|WARNING|ERROR|CRITICAL|DEBUG|TRACE):(?P<pad> +)")
 _ACCESS = re.compile(r'\S+:\d+ - "[A-Z]+ \S* HTTP/[\d.]+" \d{3}')
 
 _COMPOSE = re.compile(r"(?P<svc>[A-Za-z0-9][\w.-]*)\s+\| ?")
-_OUTER_TS = re.compile(r"\[?\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)\]? ")
+# Kubernetes / docker --timestamps put an RFC 3339 stamp in front; containerd's CRI format adds the stream
+# and a full/partial flag ("2025-07-25T07:53:08.217487+08:00 stdout F ").
+_OUTER_TS = re.compile(
+    r"\[?\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)\]? (?:std(?:out|err) [FP] )?"
+)
+_INDENTED_FRAME = re.compile(r"\s+(?=\[\d)")  # a pasted log indented as a whole: "  [2025-09-04 …] …"
 _RAY = re.compile(r"\((?P<actor>\w+) pid=\d+(?:, ip=[\d.:a-fA-F]+)?\) ")
 _TORCH_RANK = re.compile(r"\[rank(?P<rank>\d+)\]: ?")
 
@@ -72,7 +80,7 @@ _GLUED = re.compile(r"\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d")
 _EXCEPTION = re.compile(
     r"(?:[A-Za-z_]\w*\.)*\w*(?:Error|Exception|Exit|Interrupt|Failure|Warning|Fault)(?::|$)"
 )
-_PY_WARNING = re.compile(r"\S+\.py:\d+: \w*Warning: ")
+PY_WARNING_RE = re.compile(r"\S+\.py:\d+: \w*Warning: ")
 _FLASHINFER = re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} - (?P<level>[A-Z]+) - ")
 _LIBRARY_PREFIXES = ("[transformers]", "[Gloo]", "[W ", "[E ", "[I ")
 
@@ -81,6 +89,8 @@ _LIBRARY_PREFIXES = ("[transformers]", "[Gloo]", "[W ", "[E ", "[I ")
 def _epoch(stamp: str) -> float:
     if len(stamp) == 14:  # "12-16 14:27:08": the diffusion runtime's format has no year
         stamp = "2000-" + stamp
+    elif len(stamp) == 8:  # "16:43:29": 2024 builds printed the time alone
+        stamp = "2000-01-01 " + stamp
     return datetime.strptime(stamp, "%Y-%m-%d %H:%M:%S").replace(tzinfo=UTC).timestamp()
 
 
@@ -103,6 +113,8 @@ def parse(line: str) -> LogLine:
         framed = _parse_framed(text, source)
         if framed is not None:
             return framed
+    elif text[0].isdigit() and (m := _FRAME_NO_BRACKET.match(text)) is not None:
+        return _framed(text, m, source)
     return _parse_unframed(text, source, torch_rank)
 
 
@@ -125,6 +137,8 @@ def _unwrap(text: str) -> tuple[str, str | None, str | None]:
     if m:
         torch_rank = f"TP{m['rank']}"
         text = text[m.end() :]
+    if text[:1].isspace() and (m := _INDENTED_FRAME.match(text)) is not None and _FRAME.match(text, m.end()):
+        text = text[m.end() :]
     return text, source, torch_rank
 
 
@@ -137,6 +151,10 @@ def _parse_framed(text: str, source: str | None) -> LogLine | None:
         return LogLine(
             text=text, kind=Kind.FRAMED, message=text[g.end() :], rank=f"gpu_id={g['gpu']}", source=source
         )
+    return _framed(text, m, source)
+
+
+def _framed(text: str, m: re.Match[str], source: str | None) -> LogLine:
     message = text[m.end() :]
     rank = m["rank"].strip() or None
     ms = int(m["ms"]) if m["ms"] else None
@@ -163,7 +181,7 @@ def _parse_unframed(text: str, source: str | None, rank: str | None) -> LogLine:
         kind = Kind.EXCEPTION
     elif _TQDM.search(text):
         kind = Kind.TQDM
-    elif _PY_WARNING.match(text):
+    elif PY_WARNING_RE.match(text):
         kind = Kind.PY_WARNING
     elif (f := _FLASHINFER.match(text)) is not None:
         kind, level = Kind.LIBRARY, f["level"]

@@ -30,6 +30,9 @@ _OPENERS = frozenset(
     }
 )
 _SUMMARY_MAX = 300
+# Fatal lines that report another failure rather than explain one (FACTS §3): the main process's SIGQUIT
+# notices, a child's exit code, "see the error messages above". The root cause is the other fatal line.
+_WRAPPERS = frozenset({"sigquit_launch", "sigquit_running", "subprocess_crashed", "init_failed"})
 
 
 @dataclass
@@ -41,6 +44,7 @@ class Problem:
     summary: str
     where: str | None = None  # the last traceback frame, for a bare `AssertionError`
     last_line: int = 0  # the block's last line, for folding
+    wrapper: bool = False  # a fatal line that only reports another one (a SIGQUIT notice)
 
     def as_dict(self) -> dict[str, object]:
         return {"line": self.line, "rank": self.rank, "stage": self.stage.label, "summary": self.summary}
@@ -79,11 +83,15 @@ class Startup:
     port: int | None = None
     pid: int | None = None
     saw_args: bool = False
+    saw_ready: bool = False
     ended: bool = False  # the server stopped (fatal, or shut down)
 
     @property
     def fatal(self) -> Problem | None:
-        return next((p for p in self.problems if p.severity is Severity.FATAL), None)
+        """The fatal problem that explains the failure: the first one that is not a wrapper (a SIGQUIT
+        notice can be printed before the traceback it reports), else the first wrapper."""
+        fatals = [p for p in self.problems if p.severity is Severity.FATAL]
+        return next((p for p in fatals if not p.wrapper), fatals[0] if fatals else None)
 
     @property
     def warnings(self) -> list[Problem]:
@@ -194,6 +202,12 @@ class StageTracker:
                     problem.stage = max(problem.stage, implied)
         elif event.log.message.lstrip().startswith("File "):
             problem.where = event.log.message.strip()
+            startup = self.current
+            stage = events.frame_stage(event.log.message)
+            if stage is not None and startup is not None and problem.severity is not Severity.WARNING:
+                stage = _running_in_context(startup, stage)
+                self._reach(startup, problem.rank, stage, event.time)
+                problem.stage = max(problem.stage, stage)
 
     def _open_block(self, startup: Startup, event: Event) -> None:
         severity = event.severity
@@ -237,6 +251,14 @@ class StageTracker:
             startup.rank(label).reach(stage, time)
 
     def _apply(self, startup: Startup, event: Event) -> None:
+        if event.kind == "ready" and not startup.saw_ready:
+            # Fired up ends the warm-up: batch lines before it (read as serving while nothing told the
+            # stage) were the warm-up's.
+            startup.saw_ready = True
+            startup.stage = min(startup.stage, Stage.READY)
+        elif event.kind == "text" and (framed := events.frame_stage(event.log.message)) is not None:
+            # A traceback frame outside a block: an excerpt that begins inside a traceback.
+            startup.reach(_running_in_context(startup, framed), event.time)
         stage = event.stage = _stage_in_context(startup, event)
         label = self._label(event)
         if stage is not None:
@@ -253,7 +275,10 @@ class StageTracker:
         if severity < Severity.WARNING:
             return None
         rank = event.log.rank
-        state_stage = startup.ranks[rank].stage if rank in startup.ranks else startup.stage
+        state = startup.ranks.get(rank) if rank is not None else None
+        # A rank whose own lines named no stage yet is as far as the others (an excerpt, or a rank that
+        # printed nothing of its progress).
+        state_stage = state.stage if state is not None and state.stage > Stage.STARTING else startup.stage
         stage = max(state_stage, event.stage or Stage.STARTING)
         summary = event.log.message.strip().removesuffix("Traceback (most recent call last):").rstrip(" :")
         problem = Problem(
@@ -263,6 +288,7 @@ class StageTracker:
             severity=severity,
             summary=_clip(summary or event.log.message),
             last_line=event.line,
+            wrapper=event.kind in _WRAPPERS,
         )
         startup.problems.append(problem)
         if severity is Severity.FATAL:
@@ -305,14 +331,22 @@ def _stage_in_context(startup: Startup, event: Event) -> Stage | None:
         return Stage.SERVING  # warm-up never decodes long enough to log a Decode line
     if event.kind == "deprecated_endpoint":  # the warm-up's GET /get_model_info on older versions
         return Stage.WARMUP if Stage.LISTENING <= startup.stage < Stage.READY else None
-    if event.kind in ("prefill_batch", "access"):
+    if event.kind in ("prefill_batch", "access", "watchdog"):
         if startup.stage >= Stage.READY:
             return Stage.SERVING
         if startup.stage >= Stage.LISTENING:
             return Stage.WARMUP
-        # An excerpt that begins mid-stream: a Prefill line proves the server was serving.
-        return Stage.SERVING if event.kind == "prefill_batch" else None
+        # An excerpt that begins mid-stream: a Prefill line proves the server was serving, and so does
+        # the watchdog (it watches the scheduler's request loop).
+        return None if event.kind == "access" else Stage.SERVING
     return event.stage
+
+
+def _running_in_context(startup: Startup, stage: Stage) -> Stage:
+    """A frame of the request loop means warm-up between `listening` and `ready`, else serving."""
+    if stage is events.RUNNING and Stage.LISTENING <= startup.stage < Stage.READY:
+        return Stage.WARMUP
+    return stage
 
 
 def _clip(text: str) -> str:
