@@ -250,3 +250,25 @@ async def test_r_on_a_connected_host_makes_the_link_anew(tmp_path: Path) -> None
         assert "simbox: reconnecting" in " ".join(notes) and "already connecting" not in " ".join(notes)
         assert session.down_since is None  # not a failure
         await session.stop()
+
+
+async def test_a_relaunch_follows_the_new_startup_even_when_the_log_was_scrolled_up(tmp_path: Path) -> None:
+    async with launching(tmp_path, launch_host(tmp_path)) as app, app.run_test(size=SIZE) as pilot:
+        await connect(pilot, app)
+        await launch_ready(pilot, app)
+        view = app.dashboard.host_pane(0).log_pane.view
+        await pilot.press("up", "up", "up")  # reading an older line: the view stops sticking to the tail
+        assert not view.tail
+        await pilot.press("R")
+        assert await until(pilot, lambda: app.screen.id == "confirm-relaunch", 5)
+        await pilot.press("y")
+        assert await until(
+            pilot,
+            lambda: "attempt 2 ready" in status_text(app) or "attempt 2 verified" in status_text(app),
+            60,
+        ), said(app)
+        assert await until(pilot, lambda: view.tail and view.cursor == view.rows.count - 1, 10), (
+            view.tail,
+            view.cursor,
+        )
+        await session_of(app).stop()

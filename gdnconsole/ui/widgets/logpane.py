@@ -326,6 +326,8 @@ class LogPane(Vertical):
             # A log that showed nothing was not replaced (it appeared); our own launch's rotation is no news.
             if view.total and update.generation not in self.doc.own_restarts:
                 self.notify("the log was truncated or replaced: reading it from its new start", timeout=4)
+            if self.follow:  # a place in the old file means nothing in the new one: follow the new startup
+                view.tail = True
             view.reset(update.total)
             if update.matches is not None:
                 view.set_matches(update.matches)
