@@ -160,6 +160,18 @@ async def _stop(host: Host, grace: float, say: Any) -> launcher.StopResult | str
         return await launcher.stop(session, grace=grace, journal=Journal(host.name))
 
 
+def stop_owned(host: Host, grace: float = 30.0) -> str:
+    """Stop the server gdnconsole launched or adopted on ``host``, if one runs; one line on what happened
+    (`gdnconsole demo` at its end: the console's own server, never another)."""
+    try:
+        result = asyncio.run(_stop(host, grace, lambda _: None))
+    except (launcher.LaunchRefused, LinkLost) as exc:
+        return f"the demo server was not stopped: {exc}"
+    if isinstance(result, str):
+        return result
+    return f"stopped the demo server, pid {result.pid} ({result.how}, {result.elapsed:.1f} s)"
+
+
 @click.command("stop")
 @click.argument("host_name", metavar="HOST")
 @click.option(

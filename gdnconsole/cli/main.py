@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import socket
@@ -277,6 +278,13 @@ def _scenario_names() -> str:
     return f"stories: {stories}; simulator scenarios: {', '.join(config_hosts.SIM_SCENARIOS)}"
 
 
+def _stop_demo_server(host: Host) -> str:
+    """Stop the server the demo's console launched last (a relaunch's, an L after S): what happened."""
+    from gdnconsole.cli.launch import stop_owned  # asyncssh and the launcher load only here
+
+    return stop_owned(host)
+
+
 def _play_story(
     ctx: click.Context, name: str, speed: float | None, pace: float, exit_at_end: bool, theme: str | None
 ) -> None:
@@ -364,7 +372,7 @@ def demo_cmd(
     host = dataclasses.replace(
         host, profiles={**host.profiles, profile.name: profile}, default_profile=profile.name
     )
-    from gdnconsole.host import foreground, simulated  # the demo server's process, started here
+    from gdnconsole.host import foreground, simulated  # --plain: the server in the foreground, its log here
 
     spec = launch_spec(profile, host.python)
     log = simulated.log_path(host)
@@ -376,12 +384,14 @@ def demo_cmd(
     else:
         from gdnconsole.ui.app import run_dashboard  # Textual loads only when a screen is shown
 
-        server = foreground.start(spec, env=env, cwd=simulated.workdir(host), log=log)
+        # The demo's server starts as any launch does (the agent, its own process group, the journal),
+        # so that a relaunch is a relaunch and the end below stops whichever server the demo left.
         try:
-            run_dashboard([host], **themed)
+            run_dashboard([host], launch={0: profile.name}, exit_on_signals=True, **themed)
         finally:
-            click.echo(f"-- stopping the demo server (pid {server.pid})")
-            click.echo(f"-- demo server {foreground.stop(server)}")
+            outcome = _stop_demo_server(host)
+            with contextlib.suppress(OSError):  # the terminal may be gone (SIGHUP): stopped all the same
+                click.echo(f"-- {outcome}")
         return
     click.echo(f"-- server {foreground.describe_exit(code)}")
 

@@ -3,7 +3,9 @@ and `gdnconsole demo` (the simulated host with its server starting)."""
 
 from __future__ import annotations
 
+import asyncio
 import re
+import signal
 import tempfile
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -36,6 +38,9 @@ def mirror_sessions(directory: Path) -> SessionFactory:
     return make
 
 
+EXIT_SIGNALS = (signal.SIGHUP, signal.SIGTERM)
+
+
 class DashboardApp(ThemedApp):
     TITLE = "gdnconsole"
 
@@ -54,8 +59,14 @@ class DashboardApp(ThemedApp):
         journal_dir: Path | None = None,
         keymap: Mapping[str, str] | None = None,
         bell: bool = False,
+        launch: Mapping[int, str] | None = None,
+        exit_on_signals: bool = False,
     ) -> None:
-        """Open ``sessions`` at once, or let the user pick among ``choices`` (``factory`` makes their
+        """``launch``: host index -> a profile to launch once connected (DashboardScreen);
+        ``exit_on_signals``: SIGHUP (the terminal went away) and SIGTERM end the app as `q` does, so that
+        the caller's cleanup runs (`gdnconsole demo` stops the server it started).
+
+        Open ``sessions`` at once, or let the user pick among ``choices`` (``factory`` makes their
         sessions). ``start``: run the sessions (False for state set by hand); ``clock``: for uptimes;
         ``theme_name``, ``themes``: the theme to start in and those offered (ThemedApp);
         ``readonly``: no launch, relaunch or stop; ``journal_dir``: the launch journals' folder;
@@ -73,6 +84,8 @@ class DashboardApp(ThemedApp):
         self.readonly = readonly
         self.journal_dir = journal_dir
         self.bell_on_alerts = bell
+        self.launch = dict(launch or {})
+        self.exit_on_signals = exit_on_signals
         self.set_keymap(DASHBOARD_KEYMAP if keymap is None else keymap)
         self._set_titles()
 
@@ -87,6 +100,19 @@ class DashboardApp(ThemedApp):
     def on_mount(self) -> None:
         if not self.sessions:
             self.push_screen(HostPickerScreen(self.choices, self.config_path), self._picked)
+        if self.exit_on_signals:
+            loop = asyncio.get_running_loop()
+            for signum in EXIT_SIGNALS:
+                loop.add_signal_handler(signum, self._exit_on_signal, signum)
+
+    def on_unmount(self) -> None:
+        if self.exit_on_signals:
+            loop = asyncio.get_running_loop()
+            for signum in EXIT_SIGNALS:
+                loop.remove_signal_handler(signum)
+
+    def _exit_on_signal(self, signum: signal.Signals) -> None:
+        self.exit(return_code=128 + signum)
 
     def _dashboard(self) -> DashboardScreen:
         return DashboardScreen(
@@ -98,6 +124,7 @@ class DashboardApp(ThemedApp):
             config_path=Path(self.config_path) if self.config_path else None,
             journal_dir=self.journal_dir,
             bell=self.bell_on_alerts,
+            launch=self.launch,
         )
 
     def _picked(self, hosts: list[Host] | None) -> None:
@@ -147,6 +174,8 @@ def run_dashboard(
     keymap: Mapping[str, str] | None = None,
     bell: bool = False,
     readonly: bool = False,
+    launch: Mapping[int, str] | None = None,
+    exit_on_signals: bool = False,
 ) -> None:
     """Open the dashboard on ``hosts`` (or the picker over ``choices`` when ``hosts`` is empty), in
     ``theme_name`` (the caller checked it exists), offering the shipped themes and those in
@@ -166,5 +195,7 @@ def run_dashboard(
             keymap=keymap,
             bell=bell,
             readonly=readonly,
+            launch=launch,
+            exit_on_signals=exit_on_signals,
         )
         app.run()

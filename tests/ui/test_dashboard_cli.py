@@ -118,19 +118,17 @@ def test_plain_gdnconsole_picks_a_host_on_a_terminal(
 def test_demo_opens_the_dashboard_on_the_demo_host(
     opened: list[dict[str, Any]], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    started: list[Any] = []
-
-    class Server:
-        pid = 4242
-
+    """The demo's server is launched by the dashboard, as any launch (through the agent, journaled), and
+    whatever the demo's console launched last is stopped when it ends."""
+    stopped: list[str] = []
     monkeypatch.setattr(opener, "interactive", lambda: True)
-    from gdnconsole.host import foreground  # cli imports it when the demo starts its server
+    from gdnconsole.cli import launch  # the demo's end stops the server through it
 
-    monkeypatch.setattr(foreground, "start", lambda spec, **kw: started.append(spec) or Server())
-    monkeypatch.setattr(foreground, "stop", lambda server: 0)
+    monkeypatch.setattr(launch, "stop_owned", lambda host: stopped.append(host.name) or "stopped pid 4242")
     result = CliRunner().invoke(main, ["demo", "--speed", "3"], env={"XDG_STATE_HOME": str(tmp_path)})
     assert result.exit_code == 0, result.output
-    [host] = opened[0]["hosts"]
+    [call] = opened
+    [host] = call["hosts"]
     assert host.name == "demo" and host.simulate is not None and host.simulate.table["speed"] == 3
-    assert started and "sglang.launch_server" in " ".join(started[0].argv)
-    assert "stopping the demo server (pid 4242)" in result.output
+    assert call["launch"] == {0: host.default_profile} and call["exit_on_signals"] is True
+    assert stopped == ["demo"] and "-- stopped pid 4242" in result.output

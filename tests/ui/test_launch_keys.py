@@ -4,6 +4,7 @@ offers the form on its field. Every server started is killed by its process grou
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import dataclasses
 from collections.abc import AsyncIterator
@@ -12,6 +13,7 @@ from pathlib import Path
 import pytest
 from textual.widgets import Static
 
+from gdnconsole.cli.launch import stop_owned
 from gdnconsole.config.hosts import Host, Speculative
 from gdnconsole.host import launcher
 from gdnconsole.host.journal import Journal
@@ -272,3 +274,37 @@ async def test_a_relaunch_follows_the_new_startup_even_when_the_log_was_scrolled
             view.cursor,
         )
         await session_of(app).stop()
+
+
+def _gone(pid: int) -> bool:
+    """Exited (a zombie that its new parent has not reaped yet is gone too)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return True
+    return stat.rsplit(")", 1)[1].split()[0] == "Z"
+
+
+async def test_the_demo_launches_through_the_agent_and_its_end_stops_what_it_started(tmp_path: Path) -> None:
+    """`gdnconsole demo`: its server is a launch like any other (journaled, its own process group), a
+    relaunch is a relaunch (no question to adopt the demo's own server), and at the end the server the
+    demo started last is stopped, not the first one (which a relaunch already ended)."""
+    host = launch_host(tmp_path)
+    async with launching(tmp_path, host, launch={0: "final"}) as app:  # kills what is left, at its end
+        async with app.run_test(size=SIZE) as pilot:
+            session = session_of(app)
+            assert await until(pilot, lambda: "✔ attempt 1" in status_text(app), 60), said(app)
+            first = session.launched_pid
+            assert first is not None and journal_of(app).attempts()[0].pid == first
+            await pilot.press("R")
+            assert await until(pilot, lambda: app.screen.id == "confirm-relaunch", 5), app.screen.id
+            await pilot.press("y")
+            assert await until(pilot, lambda: "✔ attempt 2" in status_text(app), 60), said(app)
+            second = session.launched_pid
+            assert second is not None and second != first
+            await app.action_quit()
+        said_at_end = await asyncio.to_thread(stop_owned, host)  # what `gdnconsole demo` does at its end
+        assert said_at_end.startswith(f"stopped the demo server, pid {second} (sigterm"), said_at_end
+        assert _gone(first) and _gone(second)  # stop returns once the agent saw it end
+        nothing = await asyncio.to_thread(stop_owned, host)
+        assert nothing == "nothing to stop: no server gdnconsole launched or adopted runs on simbox"

@@ -9,7 +9,7 @@ screen: a hidden tab does no work until it is shown, and then catches up (its lo
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
@@ -139,10 +139,13 @@ class DashboardScreen(Screen[None]):
         config_path: Path | None = None,
         journal_dir: Path | None = None,
         bell: bool = False,
+        launch: Mapping[int, str] | None = None,
     ) -> None:
         """``readonly``: no launch, relaunch or stop keys; ``config_path``: where the form saves profiles;
         ``journal_dir``: the launch journals (None: the user data dir); ``bell``: ring the terminal bell
-        on the alerts that ask for it (ui/alerts.py)."""
+        on the alerts that ask for it (ui/alerts.py); ``launch``: host index -> the profile to launch once
+        that host is connected, unless a server of this console's already runs there (`gdnconsole demo`:
+        its server starts as any launch does, through the agent, journaled, its own process group)."""
         super().__init__()
         self.sessions = list(sessions)
         self.readonly = readonly
@@ -161,6 +164,7 @@ class DashboardScreen(Screen[None]):
         self.asking: set[int] = set()  # hosts whose key dialog is open
         self.declined: dict[int, str] = {}  # the fingerprint the user said no to, per host
         self.quitting = False
+        self.to_launch = dict(launch or {})
         self.set_class(len(self.sessions) == 1, "-single")
 
     def compose(self) -> ComposeResult:
@@ -247,6 +251,20 @@ class DashboardScreen(Screen[None]):
             self.panes[index].refresh_host()
         self._maybe_ask_host_key(index)
         self._alert(index)
+        self._launch_when_connected(index)
+
+    def _launch_when_connected(self, index: int) -> None:
+        """The launch asked for at start, once the host's picture is whole (its pid file read)."""
+        name = self.to_launch.get(index)
+        session = self.sessions[index]
+        if name is None or not (session.complete and session.pidfile_seen) or self.quitting:
+            return
+        del self.to_launch[index]
+        if session.launched_alive:  # ours already (a console before this one started it): shown, kept
+            return
+        profile = session.host.profiles.get(name)
+        if profile is not None:
+            self.launches.launch(index, profile)
 
     def on_log_grew(self, message: LogGrew) -> None:
         if message.index == self.active_index:
