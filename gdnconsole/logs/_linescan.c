@@ -18,15 +18,36 @@ static int starts_with(const char *p, const char *end, const char *word, size_t 
 
 enum { OTHER = 0, DECODE = 1, PREFILL = 2, ACCESS = 3 };
 
-/* A batch line ("[ts( rank)] Decode batch…" / "Prefill batch…") or a uvicorn access line; else OTHER. */
-static int kind_of(const char *line, const char *end) {
+/* The rank prefix of a frame ("DP1 TP1" in "[2025-05-31 18:31:21 DP1 TP1]"): from the first capital letter
+   after the bracket to the closing one; empty on the main process and at tp = 1 (FACTS §1.2). */
+typedef struct {
+    const char *at;
+    Py_ssize_t len;
+} Key;
+
+static Key rank_key(const char *line, const char *close) {
+    const char *p = line + 1;
+    while (p < close && !(*p >= 'A' && *p <= 'Z')) p++;
+    Key key = {p, close - p};
+    return key;
+}
+
+/* A batch line ("[ts( rank)] Decode batch…" / "Prefill batch…") or a uvicorn access line; else OTHER.
+   For a batch line, *key is its rank prefix. */
+static int kind_of(const char *line, const char *end, Key *key) {
     if (line >= end || *line != '[') return 0;
     const char *limit = line + FRAME_MAX < end ? line + FRAME_MAX : end;
     const char *close = memchr(line, ']', (size_t)(limit - line));
     if (close == NULL || close + 1 >= end || close[1] != ' ') return 0;
     const char *msg = close + 2;
-    if (starts_with(msg, end, "Decode batch", 12)) return DECODE;
-    if (starts_with(msg, end, "Prefill batch", 13)) return PREFILL;
+    if (starts_with(msg, end, "Decode batch", 12)) {
+        *key = rank_key(line, close);
+        return DECODE;
+    }
+    if (starts_with(msg, end, "Prefill batch", 13)) {
+        *key = rank_key(line, close);
+        return PREFILL;
+    }
     if (starts_with(msg, end, "INFO:     ", 10)) {
         /* access lines: 'client:port - "GET /path HTTP/1.1" 200 OK' */
         return memmem(msg, (size_t)(end - msg), "HTTP/1.1\"", 9) != NULL ? ACCESS : OTHER;
@@ -80,6 +101,27 @@ static int end_run(PyObject *out, Run *run) {
     return 0;
 }
 
+/* The rank prefixes of the batch lines seen so far in this call: the first batch line of each rank is
+   kept (with DP or PP every rank logs its own batches; a run of them must not hide a rank). */
+#define KEYS_MAX 256
+typedef struct {
+    Key keys[KEYS_MAX];
+    int count;
+    Key last; /* the previous batch line's prefix: most lines repeat it */
+} Ranks;
+
+/* 1 when key was not seen before (and remember it), 0 otherwise. */
+static int new_rank(Ranks *ranks, Key key) {
+    if (key.len == ranks->last.len && memcmp(key.at, ranks->last.at, (size_t)key.len) == 0) return 0;
+    ranks->last = key;
+    for (int i = 0; i < ranks->count; i++) {
+        if (ranks->keys[i].len == key.len && memcmp(ranks->keys[i].at, key.at, (size_t)key.len) == 0) return 0;
+    }
+    if (ranks->count == KEYS_MAX) return 0;
+    ranks->keys[ranks->count++] = key;
+    return 1;
+}
+
 /* scan(buf, start, end) -> (lines, [(index, start, end), ...]); [start, end) holds whole lines. */
 static PyObject *scan(PyObject *self, PyObject *args) {
     Py_buffer view;
@@ -99,15 +141,24 @@ static PyObject *scan(PyObject *self, PyObject *args) {
     const char *p = base + start, *stop = base + end;
     Run run;
     run_reset(&run);
+    Ranks ranks;
+    ranks.count = 0;
+    ranks.last.at = NULL;
+    ranks.last.len = -1;
     Py_ssize_t index = 0;
     int in_run = 0, failed = 0;
     while (p < stop && !failed) {
         const char *nl = memchr(p, '\n', (size_t)(stop - p));
         const char *line_end = nl ? nl : stop;
         Line line = {index, p - base, line_end - base};
-        int kind = kind_of(p, line_end);
+        Key key = {NULL, 0};
+        int kind = kind_of(p, line_end, &key);
         if (kind != OTHER) {
-            if (!in_run) {
+            if (in_run && kind != ACCESS && new_rank(&ranks, key)) {
+                /* a rank's first batch line: end the run before it and start a new one with it */
+                failed = end_run(out, &run) < 0 || append(out, line) < 0;
+            } else if (!in_run) {
+                if (kind != ACCESS) new_rank(&ranks, key);
                 failed = append(out, line) < 0;
                 in_run = 1;
             } else {

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import mmap
 import os
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,6 +38,10 @@ PREFILL = b"] Prefill batch"
 ACCESS = b'HTTP/1.1"'  # ends in a rarely repeated byte: the count skips faster than with the space
 # The batch-line needle differs by version dialect (FACTS §2.3): comma ≥0.5.5, "[N]," 0.5.4, period ≤0.5.3.
 BATCH_FORMS = (b"batch, #", b"batch [", b"batch. #")
+# The rank prefix of a frame ("DP1 TP1"; empty on the main process and at tp = 1, FACTS §1.2). With DP or
+# PP each rank logs its own batch lines: the first batch line of each rank is kept, so no rank is hidden.
+_RANK_KEY = re.compile(rb"\[[^\]A-Z\n]{0,40}([A-Z][^\]\n]{0,80})?\] ")
+_BATCH_KEYS = re.compile(rb"^\[[^\]A-Z\n]{0,40}([A-Z][^\]\n]{0,80})?\] (?:Decode|Prefill) batch", re.M)
 
 
 class LogReadError(ConsoleError):
@@ -69,6 +74,16 @@ class _Walker:
         self.line = first_line  # number of the line that starts at the next unread range
         self.needle = needle
         self.records: list[tuple[int, bytes]] = []
+        self.ranks: set[bytes] = set()  # the rank prefixes of the batch lines kept so far
+
+    def _new_rank(self, raw: bytes) -> bool:
+        """Whether batch line ``raw`` is the first of its rank (and remember its rank)."""
+        m = _RANK_KEY.match(raw)
+        key = (m[1] or b"") if m else b""
+        if key in self.ranks:
+            return False
+        self.ranks.add(key)
+        return True
 
     def boring_count(self, lo: int, hi: int) -> int:
         n = self.buf.count(ACCESS, lo, hi)
@@ -80,7 +95,7 @@ class _Walker:
         """``[lo, hi)`` holds whole lines: ``lines`` newlines, ``boring`` of them batch/access lines."""
         if lines == 0:
             return
-        if boring == lines:
+        if boring == lines and self._known_ranks(lo, hi):
             self._keep_ends(lo, hi, lines)
         elif boring == 0 or hi - lo <= LEAF:
             self._split(lo, hi)
@@ -93,6 +108,11 @@ class _Walker:
             left_boring = self.boring_count(lo, mid)
             self.walk(lo, mid, left_lines, left_boring)
             self.walk(mid, hi, lines - left_lines, boring - left_boring)
+
+    def _known_ranks(self, lo: int, hi: int) -> bool:
+        """Whether every batch line of ``[lo, hi)`` is of a rank seen already (else it is split)."""
+        keys = {m[1] or b"" for m in _BATCH_KEYS.finditer(self.buf, lo, hi)}
+        return keys <= self.ranks
 
     def _keep_ends(self, lo: int, hi: int, lines: int) -> None:
         """A range of batch/access lines only: keep the lines that tell its story (see ``_end_run``)."""
@@ -126,8 +146,14 @@ class _Walker:
         run: list[tuple[int, bytes]] = []  # the run's lines after its first: only a few are kept
         in_run = False
         for raw in self.buf[lo : hi - 1].split(b"\n"):
-            if ACCESS in raw or (needle is not None and needle in raw):
-                if in_run:
+            access = ACCESS in raw
+            if access or (needle is not None and needle in raw):
+                new_rank = not access and self._new_rank(raw)
+                if in_run and new_rank:  # a rank's first batch line starts a run of its own
+                    _end_run(records, run)
+                    run = []
+                    records.append((self.line, raw))
+                elif in_run:
                     run.append((self.line, raw))
                 else:
                     records.append((self.line, raw))

@@ -30,6 +30,10 @@ _OPENERS = frozenset(
     }
 )
 _SUMMARY_MAX = 300
+# Kinds of lines any program can print: they alone do not make a file an SGLang log.
+_GENERIC_KINDS = frozenset(
+    {"text", "blank", "message", "library", "tqdm", "py_warning", "exception", "traceback", "uvicorn"}
+)
 # Fatal lines that report another failure rather than explain one (FACTS §3): the main process's SIGQUIT
 # notices, a child's exit code, "see the error messages above". The root cause is the other fatal line.
 _WRAPPERS = frozenset({"sigquit_launch", "sigquit_running", "subprocess_crashed", "init_failed"})
@@ -150,6 +154,7 @@ class StageTracker:
     def __init__(self) -> None:
         self.startups: list[Startup] = []
         self.lines = 0
+        self.sglang_lines = 0  # lines only SGLang writes: a file without one is not an SGLang log
         self._block: _Block | None = None
 
     @property
@@ -165,6 +170,8 @@ class StageTracker:
         ]
 
     def feed_event(self, event: Event) -> Event:
+        if _is_sglang(event):
+            self.sglang_lines += 1
         kind = event.log.kind
         if self._continues_block(kind):
             self._continue_block(event)
@@ -241,6 +248,8 @@ class StageTracker:
         if event.log.rank is not None:
             return event.log.rank
         stage = event.stage
+        if event.kind == "access":
+            return MAIN  # uvicorn's access log is the main process's (FACTS §1.1)
         if stage is not None and stage not in MAIN_STAGES:
             return SOLE_RANK  # an unprefixed scheduler line: tp = 1
         return MAIN
@@ -340,6 +349,17 @@ def _stage_in_context(startup: Startup, event: Event) -> Stage | None:
         # the watchdog (it watches the scheduler's request loop).
         return None if event.kind == "access" else Stage.SERVING
     return event.stage
+
+
+def _is_sglang(event: Event) -> bool:
+    """A line SGLang writes: a known message, a rank prefix, an access line, a bar of loading or capture,
+    or a traceback frame in SGLang's code (an excerpt can be a traceback alone)."""
+    if event.kind not in _GENERIC_KINDS:
+        return True
+    log = event.log
+    if log.rank is not None and log.framed:
+        return True
+    return event.kind == "text" and "/sglang/" in log.message and log.message.lstrip().startswith("File ")
 
 
 def _running_in_context(startup: Startup, stage: Stage) -> Stage:

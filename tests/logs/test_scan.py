@@ -27,7 +27,13 @@ OTHER = [
     "x" * 5000,
     "[2026-11-30 10:00:00 TP0] Decode",  # looks like a batch line, is not one
 ]
-LINES = st.lists(st.sampled_from([DECODE, PREFILL, ACCESS, *OTHER]), max_size=60)
+# With DP each rank logs its own batch lines: the scan must not hide a rank inside a run of them.
+DP_DECODE = DECODE.replace(" TP0]", " DP1 TP1]")
+DP_PREFILL = PREFILL.replace(" TP0]", " DP3 TP3]").replace("#new-seq: 1", "#new-seq: 3")
+MAIN_DECODE = DECODE.replace(" TP0]", "]").replace("9.00", "5.00")
+LINES = st.lists(
+    st.sampled_from([DECODE, PREFILL, ACCESS, DP_DECODE, DP_PREFILL, MAIN_DECODE, *OTHER]), max_size=60
+)
 
 
 def walker_records(data: bytes) -> tuple[int, list[tuple[int, bytes]]]:
@@ -83,6 +89,24 @@ def test_the_walker_tells_the_story_of_a_full_read(lines: list[str]) -> None:
     count, records = walker_records(big)
     many = lines * 60
     assert story(count, records) == story(len(many), [(n, line.encode()) for n, line in enumerate(many, 1)])
+
+
+@pytest.mark.parametrize("fast", [True, False], ids=["c", "python"])
+def test_the_first_batch_line_of_each_rank_is_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fast: bool
+) -> None:
+    if not fast:
+        monkeypatch.setattr(logscan, "FAST_SCAN", None)
+    elif logscan.FAST_SCAN is None:
+        pytest.skip("the C scanner was not built")
+    ranks = [f"DP{r} TP{r}" for r in range(8)]
+    lines = [DECODE.replace(" TP0]", f" {ranks[i % 3 if i < 3000 else i % 8]}]") for i in range(6000)]
+    path = tmp_path / "x.log"
+    path.write_text("\n".join(lines) + "\n")
+    result = logscan.scan(path, parallel=False)
+    seen = {raw[20 : raw.index(b"]")].decode().strip() for _, raw in result.records}
+    assert seen == set(ranks)
+    assert len(result.records) < 100  # a few lines a run or block, not every line
 
 
 @pytest.mark.skipif(logscan.FAST_SCAN is None, reason="the C scanner was not built")
