@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +13,7 @@ from rich.console import Console, Group
 from rich.table import Table
 from rich.text import Text
 
-from gdnconsole.cli.common import fail
+from gdnconsole.cli.common import EXIT_FAILED, EXIT_USAGE, fail
 from gdnconsole.cli.lazy import LazyGroup
 from gdnconsole.logs import scan as logscan
 from gdnconsole.sglang.summary import summary, track
@@ -34,6 +35,9 @@ def render(data: dict[str, Any]) -> Group:
     parts: list[Any] = []
     head = Text()
     head.append(f"{data['file']}", style="bold")
+    if not data["sglang"]:
+        head.append(f"  {data['lines']:,} lines: not an SGLang log (no line of it is one SGLang writes)")
+        return Group(head)
     head.append(
         f"  {data['lines']:,} lines, {data['startups']} startup{'s' if data['startups'] != 1 else ''}"
     )
@@ -84,12 +88,25 @@ def log_group() -> None:
 @click.argument("file", type=click.Path(path_type=Path))
 @click.option("--json", "as_json", is_flag=True, help="Print exactly one JSON object.")
 def summarize_cmd(file: Path, as_json: bool) -> None:
-    """Summarize the last startup in FILE: stages per rank, durations, memory, fatal error, warnings."""
+    """Summarize the last startup in FILE: stages per rank, durations, memory, fatal error, warnings.
+
+    Exit status: 0 when the last startup is fine, 1 when it ended in a fatal error, 2 when FILE cannot be
+    read or is not an SGLang log. With --json the status is 0 whenever a summary of an SGLang log is
+    printed (its "fatal" says whether the server failed), 2 otherwise."""
     try:
         data = summarize_file(file)
     except logscan.LogReadError as exc:
         fail(str(exc))
     if as_json:
         click.echo(json.dumps(data))
-        return
-    Console(highlight=False).print(render(data))
+    else:
+        Console(highlight=False).print(render(data))
+    sys.exit(exit_status(data, as_json=as_json))
+
+
+def exit_status(data: dict[str, Any], *, as_json: bool) -> int:
+    if not data["sglang"]:
+        return EXIT_USAGE
+    if data["fatal"] is not None and not as_json:
+        return EXIT_FAILED
+    return 0

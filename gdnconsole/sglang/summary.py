@@ -22,6 +22,7 @@ def summary(tracker: StageTracker, *, file: str, lines: int) -> dict[str, Any]:
     return {
         "file": file,
         "lines": lines,
+        "sglang": tracker.sglang_lines > 0,  # false: no line of the file is SGLang's
         "startups": len(tracker.startups),
         "stage": startup.stage.label if startup else Stage.STARTING.label,
         "ready": bool(startup and startup.stage >= Stage.READY),

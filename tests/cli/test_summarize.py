@@ -15,6 +15,7 @@ from tests.sglang.test_tracker import CRASH_TAIL, CT129_STARTUP, READY_TAIL
 KEYS = {
     "file",
     "lines",
+    "sglang",
     "startups",
     "stage",
     "ready",
@@ -59,9 +60,37 @@ def test_human_output_names_the_fatal_error(tmp_path: Path) -> None:
     log = tmp_path / "serve.log"
     log.write_text(CT129_STARTUP + CRASH_TAIL)
     result = summarize(log)
-    assert result.returncode == 0
+    assert result.returncode == 1  # the last startup ended in a fatal error
     assert "fatal line" in result.stdout and "Capture cuda graph failed" in result.stdout
     assert "TP0" in result.stdout and "25.64 GB" in result.stdout
+
+
+def test_exit_status_says_fine_fatal_or_not_an_sglang_log(tmp_path: Path) -> None:
+    fine = tmp_path / "fine.log"
+    fine.write_text(CT129_STARTUP + READY_TAIL)
+    crashed = tmp_path / "crashed.log"
+    crashed.write_text(CT129_STARTUP + CRASH_TAIL)
+    foreign = tmp_path / "passwd"
+    foreign.write_text("root:x:0:0:root:/root:/bin/bash\ndaemon:x:1:1:daemon:/usr/sbin:/usr/sbin/nologin\n")
+    assert summarize(fine).returncode == 0
+    assert summarize(crashed).returncode == 1
+    result = summarize(foreign)
+    assert result.returncode == 2 and "not an SGLang log" in result.stdout
+    data = json.loads(summarize(foreign, "--json").stdout)
+    assert data["sglang"] is False and summarize(foreign, "--json").returncode == 2
+    # --json prints the failure in "fatal": the status says only that a summary was printed
+    assert summarize(crashed, "--json").returncode == 0
+
+
+def test_a_traceback_in_sglang_code_alone_is_an_sglang_log(tmp_path: Path) -> None:
+    log = tmp_path / "excerpt.log"
+    log.write_text(
+        '  File "/sgl-workspace/sglang/python/sglang/srt/model_executor/cuda_graph_runner.py", line 267, '
+        "in __init__\n    raise Exception(\n"
+        "Exception: Capture cuda graph failed: RuntimeError: CUDA error: an illegal memory access\n"
+    )
+    result = summarize(log)
+    assert result.returncode == 1 and "illegal memory access" in result.stdout
 
 
 def test_invalid_utf8_is_replaced_not_a_crash(tmp_path: Path) -> None:
