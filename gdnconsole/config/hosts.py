@@ -285,6 +285,11 @@ def _is_int(lo: int, hi: int | None = None) -> Checker:
     return lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= lo and (hi is None or v <= hi)
 
 
+# The interpreter reaches a remote command as env's operand: a leading "-" would read as an option, an
+# "=" as an assignment, a control character as the end of the line.
+_INTERPRETER = re.compile(r"[^\s=\x00-\x1f\x7f-][^=\x00-\x1f\x7f]*\Z")
+
+
 def _is_str(v: Any) -> bool:
     return isinstance(v, str) and v != ""
 
@@ -330,7 +335,11 @@ KEY_VALUE = 'a string of keys, e.g. "ctrl+f" or "P" (several: "ctrl+r,f5")'
 HOST_FIELDS: dict[str, _Field] = {
     "ssh": _Field('a string "user@host[:port]" or an alias from ~/.ssh/config', _is_str),
     "local": _Field("true or false", _is_bool),
-    "python": _Field('a string naming the interpreter on the host, e.g. "python3"', _is_str),
+    "python": _Field(
+        'a path or a command name of the interpreter on the host, e.g. "python3" or "/opt/venv/bin/python" '
+        '(not starting with "-", without "=" or control characters)',
+        lambda v: _is_str(v) and _INTERPRETER.match(v) is not None,
+    ),
     "workdir": _Field("a string path on the host", _is_str),
     "log": _Field("a string path on the host (relative paths are under workdir)", _is_str),
     "default_profile": _Field("the name of one of this host's profiles", _is_str),

@@ -99,9 +99,9 @@ def _environment(host: Host) -> tuple[dict[str, str], str | None]:
 
 
 def shell_command(argv: Sequence[str], env: Mapping[str, str], workdir: str | None) -> str:
-    """One shell command line; every element quoted."""
-    parts = [f"cd {shlex.quote(workdir)} &&"] if workdir else []
-    parts.append("exec env")
+    """One shell command line; every element quoted, and an operand (after ``--``), never an option."""
+    parts = [f"cd -- {shlex.quote(workdir)} &&"] if workdir else []
+    parts.append("exec env --")
     parts += [shlex.quote(f"{key}={value}") for key, value in env.items()]
     parts += [shlex.quote(arg) for arg in argv]
     return " ".join(parts)

@@ -110,11 +110,12 @@ class AgentChannel(ABC):
 
 
 def remote_command(python: str, env: Mapping[str, str], workdir: str | None) -> str:
-    """The shell command that starts the agent on the host; every value is quoted."""
+    """The shell command that starts the agent on the host; every value is quoted, and every value is an
+    operand (after ``--``): a workdir or interpreter that starts with "-" is a name, never an option."""
     parts: list[str] = []
     if workdir:
-        parts.append(f"cd {shlex.quote(workdir)} &&")
-    parts.append("exec env")
+        parts.append(f"cd -- {shlex.quote(workdir)} &&")
+    parts.append("exec env --")
     parts += [shlex.quote(f"{key}={value}") for key, value in env.items()]
     from gdnconsole.host import agent  # 1,600 lines that travel to the host: loaded when a link starts
 

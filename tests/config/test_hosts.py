@@ -364,3 +364,20 @@ def test_keys_table_shape_errors_name_line_and_key(
     err = error_of(tmp_path, text)
     assert (err.line, err.key) == (line, key)
     assert problem in err.problem
+
+
+@pytest.mark.parametrize(
+    "python",
+    ["-S sh -c 'touch PWNED' x", "-I", "PYTHONPATH=/tmp python3", "python3\\n", " python3", ""],
+)
+def test_python_must_be_a_path_or_a_command_name(tmp_path: Path, python: str) -> None:
+    """`env` read a leading "-" as its option (and ran a command), an "=" as an assignment."""
+    err = error_of(tmp_path, f'[hosts.box]\nssh = "root@box"\npython = "{python}"\n')
+    assert err.key == "hosts.box.python" and err.line == 3, err
+    assert 'not starting with "-"' in str(err)
+
+
+@pytest.mark.parametrize("python", ["python3", "python3.11", "/opt/my venv/bin/python", "./venv/bin/python"])
+def test_interpreters_that_are_paths_or_names_pass(tmp_path: Path, python: str) -> None:
+    cfg = config_hosts.load(write(tmp_path, f'[hosts.box]\nssh = "root@box"\npython = "{python}"\n'))
+    assert cfg.hosts["box"].python == python

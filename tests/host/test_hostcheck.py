@@ -195,7 +195,7 @@ def test_values_reach_sglang_as_one_argument_each(tmp_path: Path) -> None:
     assert verdict.exception != "SystemExit" and not marker.exists()
     assert (
         shell_command(["python3", "-c", "a b"], {"K": "v w"}, "/w d")
-        == "cd '/w d' && exec env 'K=v w' python3 -c 'a b'"
+        == "cd -- '/w d' && exec env -- 'K=v w' python3 -c 'a b'"
     )
 
 

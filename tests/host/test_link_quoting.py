@@ -47,7 +47,17 @@ def test_env_values_and_workdir_reach_the_program_intact(tmp_path: Path, payload
 
 def test_the_agent_command_quotes_the_interpreter_path() -> None:
     command = remote_command("/opt/my python/bin/python3", {}, None)
-    assert command.startswith("exec env '/opt/my python/bin/python3' ")
+    assert command.startswith("exec env -- '/opt/my python/bin/python3' ")
+
+
+@pytest.mark.parametrize("python", ["-S sh -c 'touch PWNED' x", "-i", "--split-string=touch PWNED"])
+def test_an_interpreter_that_looks_like_an_option_is_never_one(tmp_path: Path, python: str) -> None:
+    """The hosts file refuses such a `python`; the command line does not rely on it: env takes the value
+    as the program's name (after --), finds no such program, and runs nothing."""
+    command = remote_command(python, {"A": "1"}, str(tmp_path))
+    out = subprocess.run(["/bin/sh", "-c", command], capture_output=True, text=True, cwd=tmp_path, timeout=30)
+    assert out.returncode == 127 and "No such file or directory" in out.stderr, out
+    assert not (tmp_path / "PWNED").exists()
 
 
 def test_known_hosts_entry_uses_openssh_form() -> None:
