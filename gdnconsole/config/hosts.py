@@ -16,6 +16,7 @@ from __future__ import annotations
 import difflib
 import os
 import re
+import stat
 import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -205,11 +206,14 @@ def config_path() -> Path:
     return Path(platformdirs.user_config_dir(APP_NAME)) / "hosts.toml"
 
 
+MAX_FILE_BYTES = 1 << 20  # a hosts file is a few KiB; more is not one (and is not read further)
+
+
 def load(path: Path | None = None) -> Config:
     """Read and validate the hosts file; a missing file is an empty configuration."""
     path = path or config_path()
     try:
-        data = path.read_bytes()
+        data = _read_regular(path)
     except FileNotFoundError:
         return Config(path=path, hosts={}, exists=False)
     except IsADirectoryError:
@@ -224,12 +228,29 @@ def load(path: Path | None = None) -> Config:
     return loads(text, path)
 
 
+def _read_regular(path: Path) -> bytes:
+    """The file's bytes, when it is a regular file of a hosts file's size. Looked at before it is opened:
+    opening a FIFO blocks until someone writes to it, and a link to /dev/zero would fill the memory."""
+    info = path.stat()  # FileNotFoundError when it is not there
+    if stat.S_ISDIR(info.st_mode):
+        raise IsADirectoryError(path)
+    if not stat.S_ISREG(info.st_mode):
+        raise ConfigError(path, None, "", "expected a TOML file, found a FIFO, socket or device")
+    with path.open("rb") as fh:
+        data = fh.read(MAX_FILE_BYTES + 1)
+    if len(data) > MAX_FILE_BYTES:
+        raise ConfigError(path, None, "", f"the file is over {MAX_FILE_BYTES // 1024} KiB: not a hosts file")
+    return data
+
+
 def loads(text: str, path: Path) -> Config:
     """Validate TOML text as a hosts file (``path`` is only used in messages)."""
     try:
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise _syntax_error(path, text, exc) from None
+    except RecursionError:  # tomllib recurses per nested array: thousands deep exhaust the stack
+        raise ConfigError(path, None, "", "arrays or tables nested too deeply to be a hosts file") from None
     return _Validator(path, tomlpos.scan(text)).config(raw)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import textwrap
 from pathlib import Path
 
@@ -381,3 +382,25 @@ def test_python_must_be_a_path_or_a_command_name(tmp_path: Path, python: str) ->
 def test_interpreters_that_are_paths_or_names_pass(tmp_path: Path, python: str) -> None:
     cfg = config_hosts.load(write(tmp_path, f'[hosts.box]\nssh = "root@box"\npython = "{python}"\n'))
     assert cfg.hosts["box"].python == python
+
+
+def test_a_fifo_or_a_device_is_refused_at_once(tmp_path: Path) -> None:
+    """A FIFO as the hosts file blocked every command for ever; a link to /dev/zero filled the memory."""
+    fifo = tmp_path / "hosts.toml"
+    os.mkfifo(fifo)
+    with pytest.raises(ConfigError, match="found a FIFO, socket or device"):
+        config_hosts.load(fifo)
+    zero = tmp_path / "zero.toml"
+    zero.symlink_to("/dev/zero")
+    with pytest.raises(ConfigError, match="found a FIFO, socket or device"):
+        config_hosts.load(zero)
+
+
+def test_a_huge_or_deeply_nested_file_is_one_clear_error(tmp_path: Path) -> None:
+    big = write(tmp_path, "# " + "x" * (2 << 20) + "\n")
+    with pytest.raises(ConfigError, match="over 1024 KiB"):
+        config_hosts.load(big)
+    deep = tmp_path / "deep.toml"
+    deep.write_text("a = " + "[" * 5000 + "]" * 5000 + "\n")
+    with pytest.raises(ConfigError, match="nested too deeply"):
+        config_hosts.load(deep)
