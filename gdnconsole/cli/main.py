@@ -19,7 +19,8 @@ from gdnconsole.cli.opener import console_options, open_hosts, theme_option
 from gdnconsole.config import hosts as config_hosts
 from gdnconsole.config import writer as config_writer
 from gdnconsole.config.hosts import ConfigError, Host
-from gdnconsole.sglang.launch import launch_spec
+from gdnconsole.logs.textsafe import visible
+from gdnconsole.sglang.launch import launch_spec, redact, redact_env
 
 OPEN_COMMAND = "open"
 
@@ -192,8 +193,8 @@ def _host_json(host: Host) -> dict[str, Any]:
         "profiles": {
             name: {
                 **{k: v for k, v in dataclasses.asdict(p).items() if k != "name"},
-                "env": dict(p.env),
-                "args": list(p.args),
+                "env": redact_env(p.env),  # tokens and API keys masked, as everywhere they are shown
+                "args": redact(p.args),
             }
             for name, p in host.profiles.items()
         },
@@ -245,11 +246,12 @@ def hosts_cmd(as_json: bool) -> None:
             sim = f", simulated {s.gpus}x {s.gpu_name}, SGLang {s.sglang}"
             if s.scenario != "ok":
                 sim += f", scenario {s.scenario}"
-        click.echo(f"{host.name}  ({_transport(host)}{sim})")
+        # Names and values come from a file anyone may have written: shown, never obeyed by the terminal.
+        click.echo(visible(f"{host.name}  ({_transport(host)}{sim})"))
         if not host.profiles:
             click.echo("    no launch profiles")
         for name in host.profiles:
-            click.echo(_profile_summary(host, name))
+            click.echo(visible(_profile_summary(host, name)))
 
 
 # -- demo ------------------------------------------------------------------------------------------

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from gdnconsole.host.jsonlines import append_json_line, data_dir
-from gdnconsole.sglang.launch import redact
+from gdnconsole.sglang.launch import redact, redact_env
 
 JOURNAL_DIR_ENV = "GDNCONSOLE_JOURNAL_DIR"
 
@@ -149,6 +149,7 @@ class Journal:
         """A new attempt numbered after the last, with its diff against the last one (not yet recorded)."""
         previous = self.last()
         argv = redact(argv)  # API keys never reach the journal (nor anything that shows it)
+        env = redact_env(env)  # nor tokens in the environment (HF_TOKEN…)
         diff = [] if previous is None else flag_diff(previous.argv, argv) + env_diff(previous.env, env)
         return Attempt(
             number=(previous.number + 1) if previous else 1,

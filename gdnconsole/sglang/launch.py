@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from gdnconsole.config.hosts import Profile
@@ -98,6 +98,25 @@ def redact(argv: Sequence[str]) -> list[str]:
             out.append(word)
         secret_next = word in SECRET_FLAGS
     return out
+
+
+# Environment variables whose values are credentials (HF_TOKEN, OPENAI_API_KEY, *_SECRET…): masked as the
+# API-key flags are, wherever an environment is shown or stored.
+SECRET_ENV = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL", re.I)
+
+
+def redact_env(env: Mapping[str, str]) -> dict[str, str]:
+    """``env`` with the values of secret-looking names masked (``HF_TOKEN=<redacted:…>``)."""
+    return {
+        name: (value if not SECRET_ENV.search(name) or _REDACTED.match(value) else _mask(value))
+        for name, value in env.items()
+    }
+
+
+def restore_env(env: Mapping[str, str], source: Mapping[str, str]) -> dict[str, str]:
+    """Put back the masked values that ``source`` (an environment with the real values) has."""
+    real = {_mask(value): value for value in source.values()}
+    return {name: real.get(value, value) for name, value in env.items()}
 
 
 def restore_secrets(argv: Sequence[str], source: Sequence[str]) -> list[str]:

@@ -87,3 +87,23 @@ def test_config_check_names_a_bad_key_binding(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["config", "check"], env={"GDNCONSOLE_CONFIG": str(path)})
     assert result.exit_code == 2
     assert f"{path}:5: keys.\"dash.promt\": unknown binding id (did you mean 'dash.prompt'?)" in result.output
+
+
+def test_hosts_never_prints_a_secret_or_an_escape(tmp_path: Path) -> None:
+    """API keys in args and tokens in env are masked in hosts --json; a name with ESC shows as ^[."""
+    config = tmp_path / "hosts.toml"
+    config.write_text(
+        '[hosts.box]\nssh = "root@box"\n'
+        '[hosts.box.profiles."p\\u001b]0;pwned\\u0007"]\nmodel = "m"\n'
+        'args = ["--api-key", "sk-live-123", "--admin-api-key=adm-456"]\n'
+        'env = { HF_TOKEN = "hf_secret", OPENAI_API_KEY = "sk-openai", SGLANG_X = "1" }\n'
+    )
+    shown = run(["hosts", "--json"], config)
+    assert shown.returncode == 0, shown.stderr
+    for secret in ("sk-live-123", "adm-456", "hf_secret", "sk-openai"):
+        assert secret not in shown.stdout
+    profile = next(iter(json.loads(shown.stdout)["hosts"][0]["profiles"].values()))
+    assert profile["env"]["SGLANG_X"] == "1" and profile["env"]["HF_TOKEN"].startswith("<redacted:")
+    plain = run(["hosts"], config)
+    assert plain.returncode == 0 and "\x1b" not in plain.stdout and "\x07" not in plain.stdout
+    assert "p^[]0;pwned^G" in plain.stdout

@@ -11,6 +11,7 @@ from gdnconsole.config.profileset import SetError, apply_sets
 from gdnconsole.host import gpumem
 from gdnconsole.host.journal import Journal, env_diff, flag_diff
 from gdnconsole.host.state import Gpu, parse_gpus
+from gdnconsole.sglang.launch import restore_env
 
 BASE = [
     "python3",
@@ -112,3 +113,15 @@ def test_release_and_shortfall() -> None:
     assert "pid 11 (python3) holds 20000 MiB on GPU 0" in problem
     assert gpumem.shortfalls(leftover, [0], None, ours={11}) == []
     assert gpumem.shortfalls([gpu(0, 14, (12, "sglang::scheduler_TP0", 10))], [0], 0.9, ours=set()) == []
+
+
+def test_the_journal_keeps_no_token_from_the_environment(tmp_path: Path) -> None:
+    journal = Journal("ct129", tmp_path / "j" / "ct129.jsonl")
+    env = {"HF_TOKEN": "hf_secret", "SGLANG_ENABLE_SPEC_V2": "1"}
+    attempt = journal.begin("p", ["python3", "-m", "sglang.launch_server", "--api-key", "sk-1"], env)
+    journal.record(attempt)
+    text = journal.path.read_text()
+    assert "hf_secret" not in text and "sk-1" not in text
+    [kept] = journal.attempts()
+    assert kept.env["SGLANG_ENABLE_SPEC_V2"] == "1" and kept.env["HF_TOKEN"].startswith("<redacted:")
+    assert restore_env(kept.env, env) == env  # a re-run from the journal gets the real values back

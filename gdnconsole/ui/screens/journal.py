@@ -24,7 +24,7 @@ from textual.widgets import DataTable, Static
 
 from gdnconsole.config.hosts import Profile
 from gdnconsole.host.journal import Attempt, Journal
-from gdnconsole.sglang.launch import launch_spec, restore_secrets
+from gdnconsole.sglang.launch import launch_spec, restore_env, restore_secrets
 from gdnconsole.ui.dialogs.confirm import diff_text
 from gdnconsole.ui.models.formmodel import profile_from_argv
 from gdnconsole.ui.models.textfit import hanging
@@ -221,7 +221,8 @@ class JournalScreen(Screen[JournalResult | None]):
     def _profile_of(self, attempt: Attempt) -> Profile:
         base = self.base or Profile(name=attempt.profile, model="")
         argv = restore_secrets(attempt.argv, launch_spec(base).argv)  # the journal keeps keys masked
-        return profile_from_argv(attempt.profile, argv, attempt.env, base)
+        env = restore_env(attempt.env, base.env)  # and tokens
+        return profile_from_argv(attempt.profile, argv, env, base)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         return not (action == "rerun" and self.readonly)
