@@ -1102,7 +1102,9 @@ def read_json_file(path: str) -> dict[str, Any] | None:
 def write_json_file(path: str, value: dict[str, Any]) -> None:
     """Atomically: a reader (another console's agent) sees the old file or the new one, never half."""
     tmp = f"{path}.{os.getpid()}.tmp"
-    with open(tmp, "w", encoding="utf-8") as fh:
+    # 0600: the record holds the server's command line, API key included (only its owner may read it).
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with open(fd, "w", encoding="utf-8") as fh:
         json.dump(value, fh)
     os.replace(tmp, path)
 

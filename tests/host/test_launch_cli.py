@@ -81,8 +81,10 @@ def test_launch_json_then_stop(cli_env: dict[str, str], tmp_path: Path) -> None:
             None,
         )
         assert payload["env"] == {"SGLANG_ENABLE_SPEC_V2": "1"}
-        server = json.loads((tmp_path / "simhome" / ".gdnconsole-server.json").read_text())
+        pidfile = tmp_path / "simhome" / ".gdnconsole-server.json"
+        server = json.loads(pidfile.read_text())
         pid = server["pid"]
+        assert pidfile.stat().st_mode & 0o777 == 0o600  # it holds the command line: its owner's only
         stopped = run(cli_env, "stop", "simbox", "--json")
         assert stopped.returncode == 0, stopped.stderr
         assert json.loads(stopped.stdout) | {"elapsed": 0} == {

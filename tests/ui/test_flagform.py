@@ -224,3 +224,21 @@ async def test_check_on_host_shows_both_verdicts(tmp_path: Path) -> None:
         )
         assert shown(form, "#ff-verdicts").count("✔ accepted") == 2
         await session.stop()
+
+
+async def test_an_api_key_typed_into_args_is_not_shown_back(tmp_path: Path) -> None:
+    """The parsed args and the command line mask the key; only the copy (to run it) has the real one."""
+    path = hosts_file(tmp_path)
+    app = form_app(form_session(tmp_path, path), path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        form = await open_form(pilot)
+        args = form.query_one("#ff-args", TextArea)
+        args.load_text("--api-key sk-live-123")
+        await settle(pilot)
+        assert "sk-live-123" not in shown(form, "#ff-args-parsed") and "<redacted:" in shown(
+            form, "#ff-args-parsed"
+        )
+        assert "sk-live-123" not in command(form) and "--api-key '<redacted:" in command(form)
+        await pilot.press("ctrl+o")
+        assert "--api-key sk-live-123" in app.clipboard

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields, replace
 
 from gdnconsole.config.hosts import Profile, Speculative
-from gdnconsole.sglang.launch import SPECULATIVE_FLAGS, LaunchSpec
+from gdnconsole.sglang.launch import SPECULATIVE_FLAGS, LaunchSpec, redact, redact_env
 from gdnconsole.sglang.rulekit import mamba_option
 
 ALGORITHMS = ("NEXTN", "EAGLE", "EAGLE3", "STANDALONE", "NGRAM", "DFLASH")
@@ -238,10 +238,13 @@ def parse_args(text: str, errors: dict[str, str]) -> tuple[str, ...]:
 # -- what will run ---------------------------------------------------------------------------------
 
 
-def command_text(spec: LaunchSpec) -> str:
-    """The exact command, pasteable into a shell: ``env K=V … python3 -m sglang.launch_server …``."""
-    env = [f"{k}={v}" for k, v in spec.env.items()]
-    return shlex.join(["env", *env, *spec.argv] if env else list(spec.argv))
+def command_text(spec: LaunchSpec, *, secrets: bool = False) -> str:
+    """The exact command, pasteable into a shell: ``env K=V … python3 -m sglang.launch_server …``. API
+    keys and tokens are masked unless ``secrets`` (the user copies the command to run it)."""
+    env_values = spec.env if secrets else redact_env(spec.env)
+    argv = list(spec.argv) if secrets else redact(spec.argv)
+    env = [f"{k}={v}" for k, v in env_values.items()]
+    return shlex.join(["env", *env, *argv] if env else argv)
 
 
 # -- argv → profile (a journal's attempt, loaded back into the form) ------------------------------

@@ -31,7 +31,7 @@ from gdnconsole.host.consolelog import record_bug
 from gdnconsole.host.session import HostSession
 from gdnconsole.sglang import rules
 from gdnconsole.sglang.findings import Finding
-from gdnconsole.sglang.launch import launch_spec, server_args
+from gdnconsole.sglang.launch import launch_spec, redact, server_args
 from gdnconsole.ui.dialogs.askname import AskNameScreen
 from gdnconsole.ui.dialogs.confirm import ConfirmScreen
 from gdnconsole.ui.models import flagcheck
@@ -331,7 +331,7 @@ class FlagFormScreen(Screen[FormResult]):
             self.query_one(f"#ff-err-{name}").set_class(bool(text), "-shown")
             self.query_one(f"#ff-row-{name}").set_class(bool(text), "-invalid")
         parsed = Text(f"→ {len(self.parsed.args)} argument{'s' if len(self.parsed.args) != 1 else ''}: ")
-        for arg in self.parsed.args:
+        for arg in redact(self.parsed.args):  # an API key typed into args is not shown back
             parsed.append("‹")
             parsed.append(arg, tones.primary)
             parsed.append("› ")
@@ -418,7 +418,8 @@ class FlagFormScreen(Screen[FormResult]):
     def action_copy(self) -> None:
         profile = self._valid_profile()
         if profile is not None:
-            self.app.copy_to_clipboard(command_text(launch_spec(profile, self.session.host.python)))
+            spec = launch_spec(profile, self.session.host.python)
+            self.app.copy_to_clipboard(command_text(spec, secrets=True))  # to run it: the real keys
             self.notify("command line copied", timeout=2)
 
     def action_save(self) -> None:
