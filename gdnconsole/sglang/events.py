@@ -37,6 +37,8 @@ FRAMED_RULES: tuple[Rule, ...] = (
     Rule("scheduler_exception", "Scheduler hit an exception", None, V.FATAL, opens_block=True),
     # ≤0.3 (2024) wrote the scheduler's traceback under this header, on the lines that follow it
     Rule("scheduler_exception", "Exception in run_tp_server", None, V.FATAL, opens_block=True),
+    Rule("scheduler_exception", "Exception in ModelTpServer", None, V.FATAL, opens_block=True),
+    Rule("controller_exception", "Exception in Controller", None, V.FATAL, opens_block=True),
     Rule("manager_exception", "Manager hit an exception", None, V.FATAL, opens_block=True),
     Rule("controller_exception", "Controller hit an exception", None, V.FATAL, opens_block=True),
     Rule("sigquit_launch", "Received sigquit from a child proces", None, V.FATAL),

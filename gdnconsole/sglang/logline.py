@@ -171,6 +171,12 @@ def _framed(text: str, m: re.Match[str], source: str | None) -> LogLine:
 
 
 def _parse_unframed(text: str, source: str | None, rank: str | None) -> LogLine:
+    u = _UVICORN.match(text)
+    if u is not None and u.end() == 10:
+        # uvicorn's own format, without SGLang's log config (2024 builds): the level padded to 10 columns
+        body = text[u.end() :]
+        kind = Kind.ACCESS if _ACCESS.match(body) else Kind.UVICORN
+        return LogLine(text=text, kind=kind, message=body, level=u["level"], source=source)
     stripped = text.lstrip()
     indented = stripped is not text and len(stripped) != len(text)
     kind = Kind.OTHER

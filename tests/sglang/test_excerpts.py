@@ -283,3 +283,37 @@ def test_stages_from_frames_are_reached_by_the_startup() -> None:
     tracker.feed(f'  File "{SITE}/model_executor/model_runner.py", line 881, in init_cuda_graphs')
     startup = tracker.current
     assert startup is not None and startup.stage is Stage.GRAPHS and startup.scheduler_ranks() == {}
+
+
+@pytest.mark.parametrize(
+    ("line", "kind"),
+    [
+        ("INFO:     Started server process [1234]", Kind.UVICORN),
+        ("INFO:     Uvicorn running on http://0.0.0.0:30000 (Press CTRL+C to quit)", Kind.UVICORN),
+        ('INFO:     127.0.0.1:45368 - "POST /generate HTTP/1.1" 200 OK', Kind.ACCESS),
+        ("WARNING:  Invalid HTTP request received.", Kind.UVICORN),
+        ("INFO: not uvicorn's padding", Kind.OTHER),
+    ],
+)
+def test_uvicorn_lines_without_sglang_stamps(line: str, kind: Kind) -> None:
+    assert logline.parse(line).kind is kind
+
+
+def test_a_2024_startup_with_unstamped_uvicorn_lines_is_listening() -> None:
+    result = read(
+        "[gpu_id=0] max_total_num_tokens=41386, max_prefill_tokens=16384, context_len=4096\n"
+        "INFO:     Started server process [1234]\n"
+        "INFO:     Uvicorn running on http://127.0.0.1:30000 (Press CTRL+C to quit)"
+    )
+    assert result["stage"] == "listening" and result["fatal"] is None
+
+
+def test_exception_in_model_tp_server_is_a_scheduler_crash() -> None:
+    result = read(
+        "[gpu_id=1] Exception in ModelTpServer:\n"
+        "Traceback (most recent call last):\n"
+        f'  File "{SITE}/managers/controller/tp_worker.py", line 209, in exposed_step\n'
+        "RuntimeError: CUDA error: an illegal memory access was encountered"
+    )
+    fatal = fatal_of(result)
+    assert fatal["rank"] == "gpu_id=1" and "illegal memory access" in str(fatal["summary"])
