@@ -86,6 +86,7 @@ class Startup:
     gen_throughput: float | None = None
     port: int | None = None
     pid: int | None = None
+    seen: set[Stage] = field(default_factory=set)  # stages some line proved (an excerpt skips some)
     saw_args: bool = False
     saw_ready: bool = False
     ended: bool = False  # the server stopped (fatal, or shut down)
@@ -113,6 +114,7 @@ class Startup:
 
     def reach(self, stage: Stage, time: float | None) -> None:
         self.stage = max(self.stage, stage)
+        self.seen.add(stage)
         if time is not None and stage not in self.started:
             self.started[stage] = time
         if stage >= Stage.LISTENING:
@@ -265,6 +267,8 @@ class StageTracker:
             # stage) were the warm-up's.
             startup.saw_ready = True
             startup.stage = min(startup.stage, Stage.READY)
+            startup.seen.discard(Stage.SERVING)
+            startup.started.pop(Stage.SERVING, None)
         elif event.kind == "text" and (framed := events.frame_stage(event.log.message)) is not None:
             # A traceback frame outside a block: an excerpt that begins inside a traceback.
             startup.reach(_running_in_context(startup, framed), event.time)

@@ -39,6 +39,7 @@ class TimelineData:
     avail_gb: float | None
     gen_throughput: float | None
     accept_len: float | None
+    seen: frozenset[Stage] = frozenset(Stage)  # stages a line proved; the others were passed unseen
 
 
 def timeline_data(startups: list[Startup]) -> TimelineData | None:
@@ -62,6 +63,7 @@ def timeline_data(startups: list[Startup]) -> TimelineData | None:
         avail_gb=first.numbers.get("avail_gb") if first else None,
         gen_throughput=s.gen_throughput,
         accept_len=s.accept_len,
+        seen=frozenset(s.seen),
     )
 
 
@@ -124,8 +126,16 @@ def _stage_line(out: Text, data: TimelineData, stage: Stage, palette: LogPalette
     seconds = data.durations.get(stage.label)
     current = stage == data.stage
     reached = stage <= data.stage
-    mark = "▶" if current else ("✓" if reached else " ")
-    style = palette.stages[stage] if reached else palette.dim
+    failed = data.fatal is not None and stage == data.fatal.stage
+    # An excerpt that begins mid-run proves only some stages: those before it were passed, unseen.
+    unseen = reached and not current and not failed and stage not in data.seen
+    if failed:
+        mark = "✖"
+    elif current:
+        mark = "▶"
+    else:
+        mark = "·" if unseen else ("✓" if reached else " ")
+    style = palette.stages[stage] if reached and not unseen else palette.dim
     if current:
         style = style + Style(bold=True, reverse=True)
     elif data.fatal is not None and stage == data.fatal.stage:
