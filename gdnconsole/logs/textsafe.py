@@ -51,9 +51,17 @@ def _mask_unless_empty(match: re.Match[str]) -> str:
     return _mask(match)
 
 
+# A log line glued to a bar's state: SGLang's stamp inside a state, not at its start.
+_GLUED = re.compile(r"\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d")
+
+
 def last_carriage_state(line: str) -> str:
-    """What a terminal would show for a line rewritten with ``\\r`` (a tqdm bar): its last state."""
+    """What a terminal would show for a line rewritten with ``\\r`` (a tqdm bar): its last state, and the
+    log lines glued to earlier states (a terminal scrolls those away; a log view must not lose them)."""
     if "\r" not in line:
         return line
     parts = [p for p in line.split("\r") if p]
-    return parts[-1] if parts else ""
+    if not parts:
+        return ""
+    glued = [p[m.start() :] for p in parts[:-1] if (m := _GLUED.search(p, 1)) is not None]
+    return parts[-1] + "".join(glued)

@@ -72,7 +72,11 @@ _OUTER_TS = re.compile(
     r"\[?\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)\]? (?:std(?:out|err) [FP] )?"
 )
 _INDENTED_FRAME = re.compile(r"\s+(?=\[\d)")  # a pasted log indented as a whole: "  [2025-09-04 …] …"
-_RAY = re.compile(r"\((?P<actor>\w+) pid=\d+(?:, ip=[\d.:a-fA-F]+)?\) ")
+_RAY = re.compile(r"\((?:(?P<actor>\w+) )?pid=\d+(?:, ip=[\d.:a-fA-F]+)?\) ")
+# `kubectl logs --prefix`: "[pod/NAME/CONTAINER] "; journald (SGLang as a systemd unit):
+# "Dec 01 10:00:00 HOST UNIT[PID]: "
+_KUBECTL = re.compile(r"\[pod/[^/\]\s]+/(?P<container>[^\]\s]+)\] ")
+_JOURNAL = re.compile(r"[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \S+ (?P<unit>[^\s:\[]+)(?:\[\d+\])?: ")
 _TORCH_RANK = re.compile(r"\[rank(?P<rank>\d+)\]: ?")
 
 _TQDM = re.compile(r"\d+%\||\d+/\d+ \[\d|it/s\]|s/it\]|% Completed \|")
@@ -95,13 +99,21 @@ def _epoch(stamp: str) -> float:
 
 
 def split_glued(line: str) -> list[str]:
-    """A tqdm bar written with ``\\r`` may have a log line glued to its end: return them apart."""
+    """A tqdm bar written with ``\\r`` may have log lines glued to its states (a line written while the bar
+    was drawn): return the bar, then each glued line, apart."""
     if "[" not in line or not _TQDM.search(line):
         return [line]
     m = _GLUED.search(line, 1)
     if m is None:
         return [line]
-    return [line[: m.start()], line[m.start() :]]
+    if "\r" not in line[m.start() :]:
+        return [line[: m.start()], line[m.start() :]]
+    out = [line[: m.start()]]
+    for state in line[m.start() :].split("\r"):
+        g = _GLUED.search(state)
+        if g is not None:
+            out.append(state[g.start() :])
+    return out
 
 
 def parse(line: str) -> LogLine:
@@ -125,13 +137,19 @@ def _unwrap(text: str) -> tuple[str, str | None, str | None]:
     m = _OUTER_TS.match(text)
     if m:
         text = text[m.end() :]
+    if text[:5] == "[pod/" and (m := _KUBECTL.match(text)) is not None:
+        source = m["container"]
+        text = text[m.end() :]
+    elif text[:1].isupper() and (m := _JOURNAL.match(text)) is not None:
+        source = m["unit"]
+        text = text[m.end() :]
     m = _COMPOSE.match(text)
     if m and (m["svc"][-1].isdigit() or text[m.end() : m.end() + 1] in ("[", " ", "T")):
         source = m["svc"]
         text = text[m.end() :]
     m = _RAY.match(text)
     if m:
-        source = m["actor"]
+        source = m["actor"] or "ray"
         text = text[m.end() :]
     m = _TORCH_RANK.match(text)
     if m:

@@ -317,3 +317,40 @@ def test_exception_in_model_tp_server_is_a_scheduler_crash() -> None:
     )
     fatal = fatal_of(result)
     assert fatal["rank"] == "gpu_id=1" and "illegal memory access" in str(fatal["summary"])
+
+
+BAR = "Capturing batches (bs={bs} avail_mem=6.91 GB): {pct}%|██▌  | {n}/2 [00:03<00:03,  3.33s/it]"
+
+
+def test_log_lines_glued_to_earlier_bar_states_reach_the_tracker_and_the_view() -> None:
+    from gdnconsole.logs import textsafe
+
+    glued = "[2025-07-28 11:04:21 TP1] Registering 30 cuda graph addresses"
+    line = "\r".join(
+        [BAR.format(bs=2, pct=0, n=0), BAR.format(bs=1, pct=50, n=1) + glued, BAR.format(bs=1, pct=100, n=2)]
+    )
+    parts = logline.split_glued(line)
+    assert parts[1:] == [glued] and logline.parse(parts[0]).kind is Kind.TQDM
+    shown = textsafe.last_carriage_state(line)
+    assert shown.startswith(BAR.format(bs=1, pct=100, n=2)) and shown.endswith(glued)
+    tracker = StageTracker()
+    tracker.feed(line)
+    assert tracker.current is not None and "TP1" in tracker.current.ranks
+    assert tracker.current.stage is Stage.GRAPHS
+
+
+@pytest.mark.parametrize(
+    "wrapper",
+    [
+        "(pid=4242) ",  # Ray without an actor name
+        "(SGLangEngine pid=4242, ip=10.0.0.2) ",
+        "[pod/sglang-0/server] ",  # kubectl logs --prefix
+        "Dec 01 10:00:00 gpu7 python3[4242]: ",  # journald, SGLang run as a systemd unit
+        "sglang-1  | ",  # docker compose
+    ],
+)
+def test_wrappers_of_other_tools_are_taken_off(wrapper: str) -> None:
+    parsed = logline.parse(wrapper + "[2025-05-01 10:00:00 TP1] Load weight begin. avail mem=78.00 GB")
+    assert parsed.kind is Kind.FRAMED and parsed.rank == "TP1" and parsed.source is not None
+    frame = logline.parse(wrapper + f'  File "{SITE}/x.py", line 1, in load_model')
+    assert frame.kind is Kind.OTHER and frame.text.startswith('  File "')
