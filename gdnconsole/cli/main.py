@@ -6,6 +6,7 @@ import contextlib
 import dataclasses
 import json
 import socket
+import subprocess
 import sys
 from typing import Any
 
@@ -287,6 +288,19 @@ def _stop_demo_server(host: Host) -> str:
     return stop_owned(host)
 
 
+def _stop_demo_detached() -> None:
+    """The terminal closed: the console ends at once (nothing can be written any more), and a detached
+    `gdnconsole stop demo` stops the demo's server (it drains in its own time)."""
+    with contextlib.suppress(OSError):
+        subprocess.Popen(
+            [sys.executable, "-m", "gdnconsole", "stop", "demo"],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+
+
 def _play_story(
     ctx: click.Context, name: str, speed: float | None, pace: float, exit_at_end: bool, theme: str | None
 ) -> None:
@@ -389,7 +403,7 @@ def demo_cmd(
         # The demo's server starts as any launch does (the agent, its own process group, the journal),
         # so that a relaunch is a relaunch and the end below stops whichever server the demo left.
         try:
-            run_dashboard([host], launch={0: profile.name}, exit_on_signals=True, **themed)
+            run_dashboard([host], launch={0: profile.name}, on_hangup=[_stop_demo_detached], **themed)
         finally:
             outcome = _stop_demo_server(host)
             with contextlib.suppress(OSError):  # the terminal may be gone (SIGHUP): stopped all the same

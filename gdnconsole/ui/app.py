@@ -4,7 +4,9 @@ and `gdnconsole demo` (the simulated host with its server starting)."""
 from __future__ import annotations
 
 import asyncio
+import os
 import re
+import shutil
 import signal
 import tempfile
 import time
@@ -63,8 +65,10 @@ class DashboardApp(ThemedApp):
         exit_on_signals: bool = False,
     ) -> None:
         """``launch``: host index -> a profile to launch once connected (DashboardScreen);
-        ``exit_on_signals``: SIGHUP (the terminal went away) and SIGTERM end the app as `q` does, so that
-        the caller's cleanup runs (`gdnconsole demo` stops the server it started).
+        ``exit_on_signals``: SIGTERM ends the app as `q` does, so that the caller's cleanup runs
+        (`gdnconsole demo` stops the server it started); SIGHUP (the terminal went away, and with it every
+        write Textual would make on the way out: its writer thread dies on the first, and a later one
+        waits for ever) runs ``on_hangup`` and ends the process at once.
 
         Open ``sessions`` at once, or let the user pick among ``choices`` (``factory`` makes their
         sessions). ``start``: run the sessions (False for state set by hand); ``clock``: for uptimes;
@@ -86,6 +90,7 @@ class DashboardApp(ThemedApp):
         self.bell_on_alerts = bell
         self.launch = dict(launch or {})
         self.exit_on_signals = exit_on_signals
+        self.on_hangup: list[Callable[[], None]] = []  # what must happen even when the terminal is gone
         self.set_keymap(DASHBOARD_KEYMAP if keymap is None else keymap)
         self._set_titles()
 
@@ -112,7 +117,11 @@ class DashboardApp(ThemedApp):
                 loop.remove_signal_handler(signum)
 
     def _exit_on_signal(self, signum: signal.Signals) -> None:
-        self.exit(return_code=128 + signum)
+        if signum == signal.SIGHUP:
+            for cleanup in self.on_hangup:
+                cleanup()
+            os._exit(128 + signum)  # the agents exit as their stdin closes; there is no screen to restore
+        self.run_worker(self._leave(128 + signum), group="quit", exit_on_error=False)
 
     def _dashboard(self) -> DashboardScreen:
         return DashboardScreen(
@@ -156,12 +165,15 @@ class DashboardApp(ThemedApp):
         yield from binding_commands(screen)
 
     async def action_quit(self) -> None:
+        await self._leave(0)
+
+    async def _leave(self, return_code: int) -> None:
         for screen in self.screen_stack:
             if isinstance(screen, DashboardScreen):
                 screen.quitting = True  # no key opens anything while the sessions stop
         for session in self.sessions:
             await session.stop()  # agents exit when their stdin closes: leave none behind
-        self.exit()
+        self.exit(return_code=return_code)
 
 
 def run_dashboard(
@@ -175,11 +187,14 @@ def run_dashboard(
     bell: bool = False,
     readonly: bool = False,
     launch: Mapping[int, str] | None = None,
-    exit_on_signals: bool = False,
+    exit_on_signals: bool = True,
+    on_hangup: Sequence[Callable[[], None]] = (),
 ) -> None:
     """Open the dashboard on ``hosts`` (or the picker over ``choices`` when ``hosts`` is empty), in
     ``theme_name`` (the caller checked it exists), offering the shipped themes and those in
-    ``user_themes``; ``keymap`` (checked, ui/keymap.py), ``bell`` and ``readonly`` as DashboardApp's."""
+    ``user_themes``; ``keymap`` (checked, ui/keymap.py), ``bell``, ``readonly``, ``launch`` and
+    ``exit_on_signals`` as DashboardApp's; ``on_hangup``: what must happen when the terminal closes,
+    besides removing the mirrors of the hosts' logs (their temporary folder goes on every way out)."""
     themes = theme.load_all(user_themes)
     warn_theme_errors(themes, theme_name)
     with tempfile.TemporaryDirectory(prefix="gdnconsole-") as tmp:
@@ -198,4 +213,5 @@ def run_dashboard(
             launch=launch,
             exit_on_signals=exit_on_signals,
         )
+        app.on_hangup += [*on_hangup, lambda: shutil.rmtree(tmp, ignore_errors=True)]
         app.run()

@@ -292,12 +292,13 @@ def open_app(served: Served, tmux_server: None) -> Iterator[Callable[..., Pane]]
     """Start `gdnconsole HOST` in a new tmux session of the given size and terminal type."""
     panes: list[Pane] = []
 
-    def start(width: int, height: int, *, truecolor: bool = False) -> Pane:
+    def start(width: int, height: int, *, truecolor: bool = False, env: dict[str, str] | None = None) -> Pane:
         pane = Pane(f"app{len(panes)}", width, height)
         variables = {
             **served.env,
             "TERM": "xterm-256color",
             **({"COLORTERM": "truecolor"} if truecolor else {}),
+            **(env or {}),
         }
         command = shlex.join(
             ["env", *(f"--unset={name}" for name in UNSET)]
@@ -578,6 +579,23 @@ def test_the_footer_is_whole_at_80x24(open_app: Callable[..., Pane]) -> None:
     assert footer.endswith("? Help  ^p palette"), f"the pinned keys are not last: {footer!r}"
     shown = whole_keys(footer)
     assert shown[:4] == ["Edit flags", "Launch", "Relaunch", "Stop server"], f"the most used keys: {shown}"
+
+
+def test_a_closed_terminal_leaves_no_copy_of_the_log(open_app: Callable[..., Pane], tmp_path: Path) -> None:
+    """SIGHUP (the terminal went away) ends the dashboard, and the mirror of the host's log in its
+    temporary folder (the log can hold what the server printed of its arguments) goes with it. A busy
+    dashboard once hung for ever instead: Textual's writer thread died on the closed terminal, and its
+    shutdown then waited to queue a write."""
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    pane = open_app(120, 36, env={"TMPDIR": str(tmp)})
+    pane.wait("the dashboard connected", lambda lines: "● connected" in lines[0])
+    assert [p.name for p in tmp.iterdir() if p.name.startswith("gdnconsole-")]  # the mirror's folder
+    tmux("kill-session", "-t", pane.name)  # the terminal closes: SIGHUP
+    deadline = time.monotonic() + WAIT_S
+    while any(tmp.iterdir()) and time.monotonic() < deadline:
+        time.sleep(POLL_S)
+    assert not any(tmp.iterdir()), sorted(p.name for p in tmp.iterdir())
 
 
 def test_the_screen_comes_up_before_the_ssh_link(tmux_server: None, tmp_path: Path) -> None:
