@@ -269,6 +269,8 @@ class StageTracker:
             startup.stage = min(startup.stage, Stage.READY)
             startup.seen.discard(Stage.SERVING)
             startup.started.pop(Stage.SERVING, None)
+            for state in startup.ranks.values():
+                state.stage = min(state.stage, Stage.READY)
         elif event.kind == "text" and (framed := events.frame_stage(event.log.message)) is not None:
             # A traceback frame outside a block: an excerpt that begins inside a traceback.
             startup.reach(_running_in_context(startup, framed), event.time)
@@ -344,6 +346,8 @@ def _stage_in_context(startup: Startup, event: Event) -> Stage | None:
         return Stage.SERVING  # warm-up never decodes long enough to log a Decode line
     if event.kind == "deprecated_endpoint":  # the warm-up's GET /get_model_info on older versions
         return Stage.WARMUP if Stage.LISTENING <= startup.stage < Stage.READY else None
+    if event.kind == "watchdog" and Stage.STARTING < startup.stage < Stage.LISTENING:
+        return None  # a hang while starting: in the stage the other lines name
     if event.kind in ("prefill_batch", "access", "watchdog"):
         if startup.stage >= Stage.READY:
             return Stage.SERVING

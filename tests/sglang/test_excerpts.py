@@ -354,3 +354,11 @@ def test_wrappers_of_other_tools_are_taken_off(wrapper: str) -> None:
     assert parsed.kind is Kind.FRAMED and parsed.rank == "TP1" and parsed.source is not None
     frame = logline.parse(wrapper + f'  File "{SITE}/x.py", line 1, in load_model')
     assert frame.kind is Kind.OTHER and frame.text.startswith('  File "')
+
+
+def test_a_watchdog_while_starting_stays_in_the_stage_the_log_named() -> None:
+    result = read(
+        "[2025-03-09 00:50:00 TP0] Capture cuda graph begin. This can take up to several minutes.\n"
+        "[2025-03-09 00:57:15 TP0] Watchdog timeout (self.watchdog_timeout=300)"
+    )
+    assert result["stage"] == "graphs" and fatal_of(result)["stage"] == "graphs"
