@@ -36,7 +36,8 @@ def render(data: dict[str, Any]) -> Group:
     head = Text()
     head.append(f"{data['file']}", style="bold")
     if not data["sglang"]:
-        head.append(f"  {data['lines']:,} lines: not an SGLang log (no line of it is one SGLang writes)")
+        why = "empty" if data["lines"] == 0 else f"{data['lines']:,} lines"
+        head.append(f"  {why}: not an SGLang log (no line of it is one SGLang writes)")
         return Group(head)
     head.append(
         f"  {data['lines']:,} lines, {data['startups']} startup{'s' if data['startups'] != 1 else ''}"

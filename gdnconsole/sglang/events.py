@@ -234,7 +234,15 @@ _FRAME_STAGES: dict[str, Stage] = {
 }
 RUNNING = S.SERVING  # the stage a frame of the request loop proves; the tracker reads it in context
 _RUNNING_FRAMES = frozenset(
-    {"run_event_loop", "dispatch_event_loop", "run_batch", "get_next_batch_to_run", "get_model_worker_batch"}
+    {
+        "run_event_loop",
+        "dispatch_event_loop",
+        "run_batch",
+        "get_next_batch_to_run",
+        "get_model_worker_batch",
+        "handle_loop",  # the TokenizerManager's loop over the schedulers' outputs
+        "generate_request",
+    }
 )
 
 

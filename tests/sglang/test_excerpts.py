@@ -117,6 +117,10 @@ def test_frames_before_the_exception_give_the_stage() -> None:
         ("model_executor/cuda_graph_runner.py", "capture", "graphs"),
         ("managers/scheduler.py", "event_loop_overlap", "serving"),
         ("managers/schedule_batch.py", "get_model_worker_batch", "serving"),
+        ("managers/tokenizer_manager.py", "handle_loop", "serving"),
+        ("entrypoints/http_server.py", "_execute_server_warmup", "warmup"),
+        ("model_executor/runner/decode_cuda_graph_runner.py", "__init__", "graphs"),
+        ("mem_cache/memory_pool.py", "__init__", "memory"),
     ],
 )
 def test_a_traceback_of_frames_only_is_fatal_in_the_stage_its_frames_name(
