@@ -218,7 +218,7 @@ def observe(session: HostSession, attempt: Attempt) -> Attempt:
     """
     if attempt.pid is None or attempt.outcome in ("rejected", "stopped", "crashed"):
         return attempt
-    startup = session.log.tracker.current
+    startup = session.startup_of(attempt.pid)  # this attempt's server, not another writer's startup
     if startup is not None:
         attempt.stage = startup.stage.label
         attempt.stages = startup.durations(include_current=attempt.outcome == "running")

@@ -113,7 +113,7 @@ class Prober:
         return self.session.server_identity()
 
     def _ready(self) -> bool:
-        startup = self.session.log.tracker.current
+        startup = self.session.startup
         return bool(startup and startup.ready)
 
     def _verify(self) -> Verify:
@@ -136,7 +136,7 @@ class Prober:
             return None
 
     def listening(self) -> bool:
-        startup = self.session.log.tracker.current
+        startup = self.session.startup
         return self._identity() is not None and startup is not None and startup.stage >= Stage.LISTENING
 
     def sync(self) -> bool:

@@ -32,7 +32,7 @@ from gdnconsole.logs.document import MirrorDocument
 from gdnconsole.logs.meaning import LogMeaning
 from gdnconsole.sglang import decodepoints
 from gdnconsole.sglang.decodepoints import DecodePoint
-from gdnconsole.sglang.tracker import StageTracker
+from gdnconsole.sglang.tracker import StageTracker, Startup
 
 if TYPE_CHECKING:
     from gdnconsole.chat.client import ChatClient
@@ -638,11 +638,28 @@ class HostSession:
             "server": self._server_json(),
         }
 
+    def startup_of(self, pid: int | None) -> Startup | None:
+        """The startup of the server ``pid`` in the log (the one whose uvicorn line names that pid), else
+        the log's last: another writer to the same log (a second console, a server started by hand that
+        died) appends startups that are not this server's, and must not speak for it."""
+        startups = self.log.tracker.startups
+        if pid is not None:
+            own = next((s for s in reversed(startups) if s.pid == pid), None)
+            if own is not None:
+                return own
+        return startups[-1] if startups else None
+
+    @property
+    def startup(self) -> Startup | None:
+        """The startup the host's status speaks of: the running server's own, else the log's last."""
+        server = self.server
+        return self.startup_of(server.pid if server is not None else None)
+
     def _server_json(self) -> dict[str, Any] | None:
         server = self.server
         if server is None:
             return None
-        startup = self.log.tracker.current
+        startup = self.startup
         fatal = startup.fatal if startup else None
         return {
             "pid": server.pid,

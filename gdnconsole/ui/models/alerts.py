@@ -178,7 +178,7 @@ def look(session: HostSession, *, expected_exit: bool = False) -> Look:
     from gdnconsole.host.link import LinkState
     from gdnconsole.sglang.stages import Stage
 
-    startup = session.log.tracker.current
+    startup = session.startup
     server = session.server
     fatal = startup.fatal if startup is not None else None
     startup_s: float | None = None

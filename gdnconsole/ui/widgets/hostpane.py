@@ -110,7 +110,7 @@ class HostPane(Vertical):
             session.server,
             session.orphans,
             session.placements(),
-            session.log.tracker.current,
+            session.startup,
         )
         panel = self.gpu_panel
         title = f"GPUs · {session.nvml_source}" if session.hello else "GPUs"

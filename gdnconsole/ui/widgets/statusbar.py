@@ -79,7 +79,7 @@ def link_text(
 
 def stage_text(session: HostSession, palette: LogPalette) -> Text | None:
     """Where the last startup in the log got to, when a server runs or the log says it failed."""
-    startup = session.log.tracker.current
+    startup = session.startup
     if startup is None:
         return None
     fatal = startup.fatal
@@ -143,7 +143,7 @@ def server_text(session: HostSession, now: float) -> Text:
 
 def decode_text(session: HostSession, *, accept: bool = True) -> Text | None:
     """Throughput and (unless not ``accept``) accept length from the latest Decode line."""
-    startup = session.log.tracker.current
+    startup = session.startup
     if startup is None or startup.gen_throughput is None or session.server is None:
         return None
     out = Text(f"{startup.gen_throughput:.1f} tok/s")

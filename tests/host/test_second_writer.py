@@ -1,0 +1,50 @@
+"""Another writer to the same log (a second console, a server started by hand) must not speak for this
+console's server: the status is that of the server's own startup, the one whose uvicorn line names it."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from gdnconsole.host import launcher, simulated
+from tests.host.launchkit import connected, journal_for, kill_group, launch_host
+from tests.host.test_session import CT129_ARGS
+from tests.sshhosts import free_loopback_port as free_port
+
+
+async def test_a_server_that_dies_in_the_same_log_does_not_make_ours_look_crashed(tmp_path: Path) -> None:
+    host = launch_host(tmp_path)
+    journal = journal_for(tmp_path, host)
+    async with connected(host) as session:
+        attempt = await launcher.launch(session, host.profiles["final"], journal=journal)
+        attempt = await launcher.settle(session, attempt, until="verified", timeout=60, journal=journal)
+        assert attempt.outcome == "verified", attempt
+        ours = session.launched_pid
+        workdir = simulated.workdir(host)
+        with (workdir / host.log).open("ab") as log:  # the same log, appended to, as `>> log` does
+            other = subprocess.Popen(
+                [sys.executable, "-m", "sglang.launch_server", *CT129_ARGS, "--port", str(free_port())],
+                env={**os.environ, **simulated.environment(host)},
+                cwd=workdir,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+        try:
+            assert other.wait(timeout=60) != 0  # our server holds the GPUs: not enough memory
+            tracker = session.log.tracker
+
+            def second_failed() -> bool:
+                last = tracker.current
+                return len(tracker.startups) >= 2 and last is not None and last.fatal is not None
+
+            assert await session.wait_until(second_failed, 30)
+            assert "Not enough memory" in tracker.current.fatal.summary  # the log's last startup failed
+            assert session.startup is not tracker.current and session.startup.pid == ours
+            server = session.status()["server"]
+            assert (server["pid"], server["stage"], server["fatal"]) == (ours, "serving", None)
+            assert launcher.observe(session, attempt).outcome == "verified"  # not "crashed"
+        finally:
+            kill_group(other.pid)
