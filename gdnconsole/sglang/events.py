@@ -205,6 +205,9 @@ def classify(log: LogLine, line: int = 0) -> Event:
         warns = log.level == "WARNING" or " NCCL WARN" in log.message or "deprecated" in log.message
         severity = V.WARNING if warns else V.INFO
         return Event(line, log, "library", None, severity)
+    if kind is Kind.OTHER and log.message.strip() == "Killed":
+        # the shell's word for a job ended by SIGKILL (the OOM killer, kill_process_tree, a user)
+        return Event(line, log, "killed", None, V.FATAL)
     return Event(line, log, "blank" if kind is Kind.BLANK else "text", None, V.INFO)
 
 

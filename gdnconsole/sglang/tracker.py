@@ -35,8 +35,9 @@ _GENERIC_KINDS = frozenset(
     {"text", "blank", "message", "library", "tqdm", "py_warning", "exception", "traceback", "uvicorn"}
 )
 # Fatal lines that report another failure rather than explain one (FACTS §3): the main process's SIGQUIT
-# notices, a child's exit code, "see the error messages above". The root cause is the other fatal line.
-_WRAPPERS = frozenset({"sigquit_launch", "sigquit_running", "subprocess_crashed", "init_failed"})
+# notices, a child's exit code, "see the error messages above", the shell's "Killed". The root cause is
+# the other fatal line, when there is one.
+_WRAPPERS = frozenset({"sigquit_launch", "sigquit_running", "subprocess_crashed", "init_failed", "killed"})
 
 
 @dataclass

@@ -366,3 +366,11 @@ def test_a_watchdog_while_starting_stays_in_the_stage_the_log_named() -> None:
         "[2025-03-09 00:57:15 TP0] Watchdog timeout (self.watchdog_timeout=300)"
     )
     assert result["stage"] == "graphs" and fatal_of(result)["stage"] == "graphs"
+
+
+def test_killed_is_fatal_alone_and_a_wrapper_beside_a_cause() -> None:
+    load = "[2025-05-01 10:00:00 TP0] Load weight begin. avail mem=78.00 GB\n"
+    alone = read(load + "Killed")
+    assert fatal_of(alone)["summary"] == "Killed" and fatal_of(alone)["stage"] == "loading"
+    beside = read(load + "[2025-05-01 10:00:09 TP0] Watchdog timeout (self.watchdog_timeout=300)\nKilled")
+    assert str(fatal_of(beside)["summary"]).startswith("Watchdog timeout")
