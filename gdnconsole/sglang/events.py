@@ -84,6 +84,7 @@ FRAMED_RULES: tuple[Rule, ...] = (
     Rule("chat_template", "chat template", S.STARTING),
     # --- distributed (§2.1 row 3, §2.2)
     Rule("dist_begin", "Init torch distributed begin", S.DISTRIBUTED, prefix=True),
+    Rule("dist_begin", "Init nccl begin", S.DISTRIBUTED, prefix=True),  # 2024 builds ([gpu_id=N])
     Rule("dist_end", "Init torch distributed ends", S.DISTRIBUTED, prefix=True),
     Rule("dist_begin", "Init parallel begin", S.DISTRIBUTED, prefix=True),
     Rule("dist_end", "Init parallel ends", S.DISTRIBUTED, prefix=True),
@@ -114,6 +115,8 @@ FRAMED_RULES: tuple[Rule, ...] = (
     Rule("graph_draft", "Capture draft", S.GRAPHS, prefix=True),
     Rule("graph_target", "Capture target", S.GRAPHS, prefix=True),
     Rule("graph_addresses", "cuda graph addresses", S.GRAPHS),
+    # other devices and versions name their graphs otherwise; every SGLang "Capture …" line is a capture
+    Rule("graph_other", "Capture ", S.GRAPHS, prefix=True),
     # --- scheduler ready (§2.1 row 8)
     Rule("scheduler_ready", "max_total_num_tokens=", S.SCHEDULER_READY, prefix=True),
     Rule("startup_timings", "Engine startup timings", S.SCHEDULER_READY, prefix=True),

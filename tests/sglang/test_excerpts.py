@@ -374,3 +374,20 @@ def test_killed_is_fatal_alone_and_a_wrapper_beside_a_cause() -> None:
     assert fatal_of(alone)["summary"] == "Killed" and fatal_of(alone)["stage"] == "loading"
     beside = read(load + "[2025-05-01 10:00:09 TP0] Watchdog timeout (self.watchdog_timeout=300)\nKilled")
     assert str(fatal_of(beside)["summary"]).startswith("Watchdog timeout")
+
+
+@pytest.mark.parametrize(
+    ("line", "stage"),
+    [
+        ("[gpu_id=0] Init nccl begin.", "distributed"),
+        ("[2026-03-03 14:50:00 TP0] Capture npu graph begin. This can take up to several minutes.", "graphs"),
+        ("Loading safetensors checkpoint shards:  50% Completed | 5/10 [00:30<00:30,  6.0s/it]", "loading"),
+        (
+            "Capturing batches (bs=160 avail_mem=2.10 GB):  40%|████      | 14/35 [00:05<00:07,  2.75it/s]",
+            "graphs",
+        ),
+    ],
+)
+def test_one_line_is_enough_for_a_stage(line: str, stage: str) -> None:
+    result = read(line)
+    assert result["stage"] == stage and result["sglang"] is True
