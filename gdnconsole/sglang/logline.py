@@ -201,7 +201,8 @@ def _parse_unframed(text: str, source: str | None, rank: str | None) -> LogLine:
     level: str | None = None
     if stripped.startswith("Traceback (most recent call last)"):
         kind = Kind.TRACEBACK
-    elif not indented and _EXCEPTION.match(text):
+    elif (not indented or len(text) - len(stripped) <= 2) and _EXCEPTION.match(stripped):
+        # (a code line of a traceback is indented by four; a paste indented as a whole, by one or two)
         kind = Kind.EXCEPTION
     elif _TQDM.search(text):
         kind = Kind.TQDM

@@ -391,3 +391,16 @@ def test_killed_is_fatal_alone_and_a_wrapper_beside_a_cause() -> None:
 def test_one_line_is_enough_for_a_stage(line: str, stage: str) -> None:
     result = read(line)
     assert result["stage"] == stage and result["sglang"] is True
+
+
+def test_an_indented_paste_keeps_its_root_cause() -> None:
+    result = read(
+        "  [2025-09-04 11:33:29 TP0] Scheduler hit an exception: Traceback (most recent call last):\n"
+        f'    File "{SITE}/managers/scheduler.py", line 1601, in event_loop_overlap\n'
+        "      raise ValueError(\n"
+        "  ValueError: Failed to allocate token prealloc indices"
+    )
+    fatal = fatal_of(result)
+    assert fatal["summary"] == "ValueError: Failed to allocate token prealloc indices"
+    assert fatal["rank"] == "TP0" and fatal["stage"] == "serving"
+    assert logline.parse("    AssertionError").kind is Kind.OTHER  # a code line of a traceback
