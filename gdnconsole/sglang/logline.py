@@ -144,7 +144,11 @@ def _unwrap(text: str) -> tuple[str, str | None, str | None]:
         source = m["unit"]
         text = text[m.end() :]
     m = _COMPOSE.match(text)
-    if m and (m["svc"][-1].isdigit() or text[m.end() : m.end() + 1] in ("[", " ", "T")):
+    if m and (
+        m["svc"][-1].isdigit()
+        or text[m.end() : m.end() + 1] in ("[", " ", "T")
+        or _EXCEPTION.match(text, m.end())  # a traceback's last line: "sglang  | RuntimeError: …"
+    ):
         source = m["svc"]
         text = text[m.end() :]
     m = _RAY.match(text)

@@ -404,3 +404,13 @@ def test_an_indented_paste_keeps_its_root_cause() -> None:
     assert fatal["summary"] == "ValueError: Failed to allocate token prealloc indices"
     assert fatal["rank"] == "TP0" and fatal["stage"] == "serving"
     assert logline.parse("    AssertionError").kind is Kind.OTHER  # a code line of a traceback
+
+
+def test_a_compose_service_without_a_number_keeps_its_exception_line() -> None:
+    result = read(
+        "sglang  | [2025-04-01 10:00:00 TP0] Scheduler hit an exception: Traceback (most recent call last):\n"
+        f'sglang  |   File "{SITE}/model_executor/model_runner.py", line 300, in init_memory_pool\n'
+        "sglang  | RuntimeError: Not enough memory. Please try to increase --mem-fraction-static."
+    )
+    fatal = fatal_of(result)
+    assert str(fatal["summary"]).startswith("RuntimeError: Not enough memory") and fatal["stage"] == "memory"
