@@ -134,6 +134,24 @@ def encode_request(request: Mapping[str, Any]) -> bytes:
     return (json.dumps(request, separators=(",", ":")) + "\n").encode()
 
 
+FRAME_START = b'{"type":'  # how every agent message begins (its encode(): "type" first, no spaces)
+
+
+def _frame(line: bytes) -> Any:
+    """The JSON value of a line; a message that follows text with no newline of its own (a login shell's
+    banner, before the agent's first line) is found where its frame starts."""
+    try:
+        return json.loads(line)
+    except ValueError:
+        start = line.find(FRAME_START)
+        if start <= 0:
+            return None
+        try:
+            return json.loads(line[start:])
+        except ValueError:
+            return None
+
+
 async def decode_lines(reader: Any) -> AsyncIterator[dict[str, Any]]:
     """JSON objects from an agent's stdout; a line that is not JSON is skipped (a stray print).
 
@@ -144,10 +162,7 @@ async def decode_lines(reader: Any) -> AsyncIterator[dict[str, Any]]:
         line = await reader.readline()
         if not line:
             return
-        try:
-            message = json.loads(line)
-        except ValueError:
-            continue
+        message = _frame(line)
         if not isinstance(message, dict):
             continue
         size = message.get("bytes")

@@ -522,3 +522,17 @@ async def test_down_since_is_the_first_failure_and_the_next_retry_is_known(tmp_p
     firsts = {since for since, _ in downs}
     assert len(firsts) == 1 and None not in firsts, downs  # one first failure, kept through the retries
     assert any(retry is not None and retry > (since or 0) for since, retry in downs)
+
+
+async def test_a_banner_without_a_newline_before_the_agent_is_not_a_lost_hello(tmp_path: Path) -> None:
+    """A login shell that prints a banner with no newline glued it to the agent's first line, which was
+    then dropped: the link waited for a hello that never came, and blamed the interpreter."""
+    python = tmp_path / "python-with-banner"
+    python.write_text(
+        f"#!/bin/sh\nprintf 'Welcome to ct129! Last login: today'\nexec {sys.executable} \"$@\"\n"
+    )
+    python.chmod(0o755)
+    session = HostSession(sim_host(tmp_path, python=str(python)), sample_interval=0.1, backoff=FAST_BACKOFF)
+    async with running(session):
+        assert await session.wait_until(lambda: session.link is LinkState.CONNECTED, 20), session.link_message
+        assert session.hello is not None and session.hello.sglang == "0.5.11"
