@@ -14,6 +14,7 @@ job, which knows the host's SGLang version.
 from __future__ import annotations
 
 import difflib
+import math
 import os
 import re
 import stat
@@ -206,6 +207,7 @@ def config_path() -> Path:
     return Path(platformdirs.user_config_dir(APP_NAME)) / "hosts.toml"
 
 
+MAX_RANKS = 1024  # more tensor-parallel ranks than any box has: a typo (tp = 10**12), not a plan
 MAX_FILE_BYTES = 1 << 20  # a hosts file is a few KiB; more is not one (and is not read further)
 
 
@@ -311,8 +313,18 @@ def _is_int(lo: int, hi: int | None = None) -> Checker:
 _INTERPRETER = re.compile(r"[^\s=\x00-\x1f\x7f-][^=\x00-\x1f\x7f]*\Z")
 
 
+# What a value may not hold: NUL ends a C string (an argv element, a path) early; a newline or another
+# control character breaks the command line or the log it reaches. Tab is fine.
+_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
+
+
 def _is_str(v: Any) -> bool:
-    return isinstance(v, str) and v != ""
+    return isinstance(v, str) and v != "" and not _CONTROL.search(v)
+
+
+def _is_text(v: Any) -> bool:
+    """A string with something in it besides spaces (a model id), and no control character."""
+    return _is_str(v) and bool(v.strip())
 
 
 def _is_bool(v: Any) -> bool:
@@ -324,15 +336,16 @@ def _is_fraction(v: Any) -> bool:
 
 
 def _is_positive(v: Any) -> bool:
-    return isinstance(v, int | float) and not isinstance(v, bool) and v > 0
+    """A finite number > 0 (TOML's inf would make a timeout never end, a speed divide to nothing)."""
+    return isinstance(v, int | float) and not isinstance(v, bool) and 0 < v < math.inf
 
 
 def _is_non_negative(v: Any) -> bool:
-    return isinstance(v, int | float) and not isinstance(v, bool) and v >= 0
+    return isinstance(v, int | float) and not isinstance(v, bool) and 0 <= v < math.inf
 
 
 def _is_str_list(v: Any) -> bool:
-    return isinstance(v, list) and all(isinstance(x, str) for x in v)
+    return isinstance(v, list) and all(isinstance(x, str) and not _CONTROL.search(x) for x in v)
 
 
 def _is_table(v: Any) -> bool:
@@ -368,14 +381,20 @@ HOST_FIELDS: dict[str, _Field] = {
     "simulate": _Field("a table describing the simulated GPU host", _is_table),
 }
 PROFILE_FIELDS: dict[str, _Field] = {
-    "model": _Field("a string: the model path or Hugging Face id", _is_str, required=True),
-    "tp": _Field("an integer ≥ 1 (tensor-parallel ranks)", _is_int(1)),
+    "model": _Field(
+        "a string: the model path or Hugging Face id (not blank, no control characters)",
+        _is_text,
+        required=True,
+    ),
+    "tp": _Field("an integer ≥ 1 (tensor-parallel ranks, at most 1024)", _is_int(1, MAX_RANKS)),
     "port": _PORT,
     "host": _Field('a string bind address, e.g. "127.0.0.1"', _is_str),
     "mem_fraction": _Field("a number in (0, 1]", _is_fraction),
     "env": _Field("a table of environment variables", _is_table),
     "speculative": _Field("a table of speculative-decoding settings", _is_table),
-    "args": _Field('a list of strings, e.g. ["--disable-radix-cache"]', _is_str_list),
+    "args": _Field(
+        'a list of strings without control characters, e.g. ["--disable-radix-cache"]', _is_str_list
+    ),
     "verify": _Field("a table describing the verification prompt", _is_table),
 }
 VERIFY_FIELDS: dict[str, _Field] = {
@@ -619,6 +638,8 @@ class _Validator:
     def env(self, key: KeyPath, table: Mapping[str, Any]) -> dict[str, str]:
         env: dict[str, str] = {}
         for name, value in table.items():
+            if isinstance(value, str) and _CONTROL.search(value):
+                raise self.error((*key, name), "expected a string without control characters (NUL, newline…)")
             if not _ENV_NAME.match(name):
                 raise self.error((*key, name), f'expected an environment variable name, found "{name}"')
             if isinstance(value, bool) or not isinstance(value, str | int | float):

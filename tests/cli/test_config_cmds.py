@@ -48,7 +48,7 @@ def test_malformed_file_is_one_line_and_exit_2(tmp_path: Path, command: list[str
     assert result.returncode == 2
     assert result.stderr == (
         f"gdnconsole: error: {config}:5: hosts.a.profiles.p.tp: "
-        'expected an integer ≥ 1 (tensor-parallel ranks), found "two"\n'
+        'expected an integer ≥ 1 (tensor-parallel ranks, at most 1024), found "two"\n'
     )
     assert result.stdout == ""
 

@@ -404,3 +404,26 @@ def test_a_huge_or_deeply_nested_file_is_one_clear_error(tmp_path: Path) -> None
     deep.write_text("a = " + "[" * 5000 + "]" * 5000 + "\n")
     with pytest.raises(ConfigError, match="nested too deeply"):
         config_hosts.load(deep)
+
+
+@pytest.mark.parametrize(
+    ("line", "key"),
+    [
+        ('model = "Qwen/\\nQwen3"', "model"),
+        ('model = "   "', "model"),
+        ('model = "m"\nargs = ["--x", "a\\u0000b"]', "args"),
+        ('model = "m"\nenv = { A = "1\\n2" }', "env.A"),
+        ('model = "m"\ntp = 1000000000000', "tp"),
+        ('model = "m"\nverify = { timeout = inf }', "verify.timeout"),
+    ],
+)
+def test_values_that_would_break_later_are_refused_now(tmp_path: Path, line: str, key: str) -> None:
+    """NUL ends an argv element early, a newline breaks the command line or the log, a blank model or
+    tp = 10**12 or an infinite timeout pass through to fail (or hang) far from the file."""
+    err = error_of(tmp_path, f'[hosts.box]\nssh = "root@box"\n[hosts.box.profiles.p]\n{line}\n')
+    assert err.key == f"hosts.box.profiles.p.{key}", err
+
+
+def test_an_infinite_simulated_speed_is_refused(tmp_path: Path) -> None:
+    err = error_of(tmp_path, "[hosts.box]\nlocal = true\nsimulate = { speed = inf }\n")
+    assert err.key == "hosts.box.simulate.speed" and "a number > 0" in str(err)
