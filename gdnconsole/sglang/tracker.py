@@ -32,7 +32,9 @@ _OPENERS = frozenset(
 _SUMMARY_MAX = 300
 # Kinds of lines any program can print: they alone do not make a file an SGLang log.
 _GENERIC_KINDS = frozenset(
-    {"text", "blank", "message", "library", "tqdm", "py_warning", "exception", "traceback", "uvicorn"}
+    {"text", "blank", "message", "library", "tqdm", "py_warning", "exception", "traceback", "killed"}
+    | {"uvicorn", "access", "bind_failed", "uvicorn_started", "uvicorn_waiting", "uvicorn_complete"}
+    | {"uvicorn_running", "uvicorn_shutdown", "uvicorn_finished"}  # any ASGI server's, unless framed
 )
 # Fatal lines that report another failure rather than explain one (FACTS §3): the main process's SIGQUIT
 # notices, a child's exit code, "see the error messages above", the shell's "Killed". The root cause is
@@ -361,12 +363,13 @@ def _stage_in_context(startup: Startup, event: Event) -> Stage | None:
 
 
 def _is_sglang(event: Event) -> bool:
-    """A line SGLang writes: a known message, a rank prefix, an access line, a bar of loading or capture,
-    or a traceback frame in SGLang's code (an excerpt can be a traceback alone)."""
+    """A line SGLang writes: a known message, a line in SGLang's frame (FACTS §1.1: its stamp, its rank
+    prefix), an access line, a bar of loading or capture, or a traceback frame in SGLang's code (an
+    excerpt can be a traceback alone)."""
     if event.kind not in _GENERIC_KINDS:
         return True
     log = event.log
-    if log.rank is not None and log.framed:
+    if log.framed or log.rank is not None:
         return True
     return event.kind == "text" and "/sglang/" in log.message and log.message.lstrip().startswith("File ")
 

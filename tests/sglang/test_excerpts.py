@@ -414,3 +414,19 @@ def test_a_compose_service_without_a_number_keeps_its_exception_line() -> None:
     )
     fatal = fatal_of(result)
     assert str(fatal["summary"]).startswith("RuntimeError: Not enough memory") and fatal["stage"] == "memory"
+
+
+@pytest.mark.parametrize(
+    ("text", "sglang"),
+    [
+        ("[2025-01-01 10:00:00] Prompts loaded.", True),  # SGLang's frame, a message it does not know
+        ("[16:43:29 TP0] anything", True),
+        (f'  File "{SITE}/managers/scheduler.py", line 1, in run_scheduler_process', True),
+        ("root:x:0:0:root:/root:/bin/bash", False),
+        ('Traceback (most recent call last):\n  File "/usr/lib/x.py", line 1, in f\nValueError: x', False),
+        ("INFO:     Started server process [1234]", False),  # uvicorn alone: any ASGI server
+        ("", False),
+    ],
+)
+def test_what_makes_a_file_an_sglang_log(text: str, sglang: bool) -> None:
+    assert read(text)["sglang"] is sglang
