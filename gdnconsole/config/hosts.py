@@ -72,7 +72,15 @@ class ConfigError(ConsoleError):
         where = f"{self.path}:{self.line}" if self.line else str(self.path)
         key = f" {self.key}:" if self.key else ""
         hint = f" ({self.hint})" if self.hint else ""
-        return f"{where}:{key} {self.problem}{hint}"
+        # Keys and values come from the file: an ESC or a newline in them is shown, never obeyed.
+        return _CONTROL_ANY.sub(_escaped, f"{where}:{key} {self.problem}{hint}")
+
+
+_CONTROL_ANY = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+def _escaped(match: re.Match[str]) -> str:
+    return f"\\x{ord(match.group()):02x}"
 
 
 @dataclass(frozen=True)

@@ -427,3 +427,10 @@ def test_values_that_would_break_later_are_refused_now(tmp_path: Path, line: str
 def test_an_infinite_simulated_speed_is_refused(tmp_path: Path) -> None:
     err = error_of(tmp_path, "[hosts.box]\nlocal = true\nsimulate = { speed = inf }\n")
     assert err.key == "hosts.box.simulate.speed" and "a number > 0" in str(err)
+
+
+def test_an_error_shows_escapes_and_newlines_from_the_file_never_sends_them(tmp_path: Path) -> None:
+    err = error_of(tmp_path, '[hosts."a\\u001b]0;pwned\\u0007"]\nssh = 3\n')
+    text = str(err)
+    assert "\x1b" not in text and "\x07" not in text and "\n" not in text
+    assert "a\\x1b]0;pwned\\x07" in text
