@@ -19,6 +19,7 @@ from gdnconsole.config.hosts import Host
 from gdnconsole.host import launcher
 from gdnconsole.host.link import LinkState
 from gdnconsole.host.session import HostSession
+from gdnconsole.logs.textsafe import visible
 
 SETTLE_TIMEOUT_S = 30.0
 
@@ -67,17 +68,18 @@ def render(session: HostSession) -> Group:
     data = session.status()
     parts: list[Any] = []
     head = Text()
-    head.append(data["host"], style="bold")
+    # Every string below came from the hosts file, the host or its log: shown, never obeyed (ESC…).
+    head.append(visible(data["host"]), style="bold")
     link_style = "green" if data["link"] == "connected" else "red"
     head.append("  ")
     head.append(data["link"], style=link_style)
     if session.rtt_ms is not None:
         head.append(f" ({session.rtt_ms:.0f} ms)")
     if session.hello:
-        head.append(f"  SGLang {data['sglang_version'] or 'not installed'}  NVML via {data['nvml']}")
+        head.append(visible(f"  SGLang {data['sglang_version'] or 'not installed'}  NVML via {data['nvml']}"))
     parts.append(head)
     if session.link_message and data["link"] != "connected":
-        parts.append(Text(session.link_message, style="red"))
+        parts.append(Text(visible(session.link_message), style="red"))
     if data["gpus"]:
         table = Table(box=None, pad_edge=False, header_style="bold")
         for column in ("gpu", "name", "rank", "used / total", "util", "processes"):
@@ -87,7 +89,7 @@ def render(session: HostSession) -> Group:
             util = "n/a" if gpu["util_pct"] is None else f"{gpu['util_pct']}%"
             table.add_row(
                 str(gpu["index"]),
-                str(gpu["name"]),
+                visible(str(gpu["name"])),
                 gpu["rank"] or "–",
                 f"{gpu['used_mib']} / {gpu['total_mib']} MiB",
                 util,
@@ -96,7 +98,7 @@ def render(session: HostSession) -> Group:
         parts.append(table)
     elif session.hello:
         reason = session.hello.nvml.reason or "no GPU data"
-        parts.append(Text(f"no GPU data: {reason}", style="yellow"))
+        parts.append(Text(visible(f"no GPU data: {reason}"), style="yellow"))
     server = data["server"]
     if server:
         line = Text(f"server pid {server['pid']} (group {server['pgid']}), port {server['port']}: ")
@@ -107,10 +109,10 @@ def render(session: HostSession) -> Group:
                 style="green" if server["verified"] else "red",
             )
             if server["verify"] and server["verify"].get("reason"):
-                line.append(f" ({server['verify']['reason']})")
+                line.append(visible(f" ({server['verify']['reason']})"))
         if server["fatal"]:
             line.append(f"  fatal at line {server['fatal']['line']}: ", style="red")
-            line.append(server["fatal"]["summary"])
+            line.append(visible(server["fatal"]["summary"]))
         parts.append(line)
     elif session.hello:
         parts.append(Text("no SGLang server running"))
