@@ -5,8 +5,10 @@ everything the summary needs (startups, stages, warnings, the fatal error) sits 
 So each block of the file is first checked with C-speed counts: when its number of lines equals its
 number of batch and access lines, the block holds nothing else and only its first and last lines are
 kept (the last one carries the latest throughput). A block that does hold other lines is halved until
-the pieces are small, and only those pieces are split into lines in Python. On a multi-core machine the
-two halves of a large file are scanned by two processes.
+the pieces are small, and only those pieces are split into lines in Python. With DP or PP every rank
+logs its own batch lines: the first batch line of each rank prefix is kept too, so that no rank hides
+inside a run (a block with a rank not seen yet is split). On a multi-core machine the two halves of a
+large file are scanned by two processes.
 """
 
 from __future__ import annotations
