@@ -169,3 +169,16 @@ async def test_host_picker_opens_marked_hosts(tmp_path: Path) -> None:
         await settle(pilot)
         assert [s.host.name for s in app.dashboard.sessions] == ["ct129", "ct130"]
         assert len(overview(app)) == 2
+
+
+async def test_a_toast_is_plain_text_whatever_a_host_or_log_said(tmp_path: Path) -> None:
+    """A fatal summary with "[/]" was read as markup (a MarkupError, or a style applied), and one with
+    ESC reached the terminal: every toast is plain text with its control characters made visible."""
+    app = fixed_app(serving_session(tmp_path))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.notify("server crashed: [bold]oops[/] \x1b[2Jcleared", title="a\x07b")
+        await settle(pilot)
+        [toast] = [n for n in app._notifications if "oops" in n.message]
+        assert toast.message == "server crashed: [bold]oops[/] ^[[2Jcleared" and not toast.markup
+        assert toast.title == "a^Gb"

@@ -10,10 +10,12 @@ from typing import ClassVar
 
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
+from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.worker import Worker
 
 from gdnconsole.logs.document import FilterSpec
+from gdnconsole.logs.textsafe import visible
 from gdnconsole.ui import theme
 from gdnconsole.ui.dialogs.help import HelpScreen, Section
 from gdnconsole.ui.theme import DEFAULT_THEME, LogPalette, ThemeSet
@@ -143,6 +145,21 @@ class ThemedApp(App[None]):
         self.theme = chosen.name
         for name in set(self.available_themes) - set(self.themes.themes):
             self.unregister_theme(name)  # Textual's own: they have no log colours
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
+        """Every toast is plain text: its messages carry what hosts and logs said (a fatal summary, an
+        agent's refusal), which is data, never markup, and never a terminal escape."""
+        del markup  # the console's own messages use none; Widget.notify always passes True
+        kwargs = {} if timeout is None else {"timeout": timeout}
+        super().notify(visible(message), title=visible(title), severity=severity, markup=False, **kwargs)
 
     def on_mount(self) -> None:
         for message in self.theme_errors:
