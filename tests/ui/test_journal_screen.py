@@ -86,7 +86,9 @@ async def test_journal_lists_attempts_and_exports_markdown(tmp_path: Path) -> No
         rows = cells(screen)
         assert [r[3] for r in rows] == ["rejected", "crashed", "ready"]
         assert rows[0][5].startswith("rule spec.topk_without_steps")
-        assert rows[1][4] == "graphs 43.0s" and rows[1][5].startswith("L212: CUDA out of memory")
+        assert rows[1][4] == "✖ graphs 43.0s" and rows[1][5].startswith(
+            "L212: CUDA out of memory"
+        )  # failed there, not running
         detail = str(screen.query_one("#journal-argv", Static).render())
         assert "attempt 3" in detail and "--speculative-num-steps 1" in detail
         assert "SGLANG_ENABLE_SPEC_V2=1" in detail and "libavutil" in detail

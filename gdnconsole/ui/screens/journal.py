@@ -59,16 +59,27 @@ def outcome_style(outcome: str, tones: Tones) -> Style:
     return styles.get(outcome, Style())
 
 
-def reached_text(attempt: Attempt) -> Text:
-    """The furthest stage and the time the startup took to get there (each stage is in the detail)."""
+def failed(attempt: Attempt) -> bool:
+    """The startup ended in an error (the stage it reached is where it failed, not where it runs)."""
+    return attempt.fatal is not None and attempt.outcome == "crashed"
+
+
+def reached_text(attempt: Attempt, tones: Tones) -> Text:
+    """The furthest stage and the time the startup took to get there (each stage is in the detail);
+    ``✖`` before a stage the startup failed in."""
+    mark = ("✖ ", tones.error) if failed(attempt) else ("", DIM)
     if not attempt.stages:
-        return Text(attempt.stage, DIM)
-    return Text.assemble(attempt.stage, (f" {sum(attempt.stages.values()):.1f}s", DIM))
+        return Text.assemble(mark, (attempt.stage, DIM))
+    return Text.assemble(mark, attempt.stage, (f" {sum(attempt.stages.values()):.1f}s", DIM))
 
 
-def stages_text(attempt: Attempt) -> Text:
+def stages_text(attempt: Attempt, tones: Tones) -> Text:
     out = Text(", ".join(f"{stage} {seconds:.1f}s" for stage, seconds in attempt.stages.items()))
-    return out if out.plain else Text(attempt.stage, DIM)
+    if not out.plain:
+        out = Text(attempt.stage, DIM)
+    if failed(attempt):
+        out.append(f"  ✖ failed in {attempt.stage}", tones.error)
+    return out
 
 
 def cause_text(attempt: Attempt, tones: Tones) -> Text:
@@ -85,7 +96,7 @@ def attempt_row(attempt: Attempt, tones: Tones) -> tuple[Text, ...]:
     when = time.strftime("%m-%d %H:%M:%S", time.localtime(attempt.time))
     outcome = Text(attempt.outcome, outcome_style(attempt.outcome, tones))
     cells = (str(attempt.number), when, attempt.profile)
-    return (*(Text(c) for c in cells), outcome, reached_text(attempt), cause_text(attempt, tones))
+    return (*(Text(c) for c in cells), outcome, reached_text(attempt, tones), cause_text(attempt, tones))
 
 
 def fitted_rows(rows: list[tuple[Text, ...]], width: int) -> list[tuple[Text, ...]]:
@@ -113,7 +124,7 @@ def detail_text(attempt: Attempt, width: int, tones: Tones) -> Text:
     fields = [
         ("argv", Text(shlex.join(attempt.argv))),
         ("env", Text(env) if env else Text("(none)", DIM)),
-        ("stage", stages_text(attempt)),
+        ("stage", stages_text(attempt, tones)),
         (
             "diff",
             diff_text(attempt.diff, tones) if attempt.diff else Text("(first attempt, or no change)", DIM),
