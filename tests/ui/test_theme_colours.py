@@ -221,6 +221,11 @@ async def screenshot(
             app.theme = switch_to
             await settle(pilot)
             await pilot.pause(0.1)
+        # A blinking cursor is drawn or not by the time of the capture: hold it still (a loaded CI run
+        # caught one screenshot with the field's cursor off, the other with it on).
+        for field in app.screen.query("Input, TextArea"):
+            field.cursor_blink = False  # type: ignore[attr-defined]
+        await pilot.pause()
         return app.export_screenshot().replace(str(folder), "")
 
 
