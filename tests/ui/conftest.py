@@ -8,12 +8,21 @@ from typing import Any
 
 import pytest
 from textual.pilot import Pilot
+from textual.widgets import Input, TextArea
 
 from gdnconsole.ui.screens.logscreen import LogScreen, LogViewApp
 from gdnconsole.ui.widgets.logview import LogView
 from tests.ui.fixtures import ct129_lines, write_log
 
 SIZE = (120, 36)
+
+
+@pytest.fixture(autouse=True)
+def _steady_text_cursors(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A blinking text cursor is drawn or not depending on when a screen is captured (a loaded run once
+    caught it off in one screenshot of two): in the UI tests the cursors stay as they start, shown."""
+    monkeypatch.setattr(Input, "_toggle_cursor", lambda self: None)
+    monkeypatch.setattr(TextArea, "_toggle_cursor_blink_visible", lambda self: None)
 
 
 @pytest.fixture
