@@ -21,6 +21,9 @@ import tempfile
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from tmuxterm import unescaped
+
 RUNS = 11
 SIZE = ("120", "36")
 FRAME_TEXT = "connecting"  # the dashboard's status bar while the link comes up
@@ -48,20 +51,6 @@ SOCKET = f"gdnbench-{os.getpid()}"  # a tmux server of our own, kept alive by a 
 
 def tmux(*args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
     return subprocess.run(["tmux", "-L", SOCKET, *args], capture_output=True, text=True, check=check)
-
-
-def unescaped(data: bytes) -> bytes:
-    """A control-mode %output payload as the bytes the program wrote (tmux escapes < 32 and \\ as \\ooo)."""
-    out = bytearray()
-    i = 0
-    while i < len(data):
-        if data[i] == 0x5C and data[i + 1 : i + 4].isdigit() and i + 4 <= len(data):
-            out.append(int(data[i + 1 : i + 4], 8))
-            i += 4
-        else:
-            out.append(data[i])
-            i += 1
-    return bytes(out)
 
 
 def wait_for_output(client: subprocess.Popen[bytes], text: bytes, deadline: float) -> None:

@@ -11,3 +11,8 @@ from __future__ import annotations
 
 class ConsoleError(Exception):
     """A failure the console explains in one message; never a bug."""
+
+
+# What an action on a host (a launch, a stop, a check) may fail with that is not a bug: the console's own
+# refusals, a link or file that fails (OSError), no answer in time. Anything else is a bug.
+EXPLAINED: tuple[type[Exception], ...] = (ConsoleError, OSError, TimeoutError)

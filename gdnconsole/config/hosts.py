@@ -73,10 +73,7 @@ class ConfigError(ConsoleError):
         key = f" {self.key}:" if self.key else ""
         hint = f" ({self.hint})" if self.hint else ""
         # Keys and values come from the file: an ESC or a newline in them is shown, never obeyed.
-        return _CONTROL_ANY.sub(_escaped, f"{where}:{key} {self.problem}{hint}")
-
-
-_CONTROL_ANY = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+        return _CONTROL.sub(_escaped, f"{where}:{key} {self.problem}{hint}")
 
 
 def _escaped(match: re.Match[str]) -> str:
@@ -321,9 +318,10 @@ def _is_int(lo: int, hi: int | None = None) -> Checker:
 _INTERPRETER = re.compile(r"[^\s=\x00-\x1f\x7f-][^=\x00-\x1f\x7f]*\Z")
 
 
-# What a value may not hold: NUL ends a C string (an argv element, a path) early; a newline or another
-# control character breaks the command line or the log it reaches. Tab is fine.
-_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
+# What a value may not hold, and what an error message shows escaped: NUL ends a C string (an argv element,
+# a path) early; a newline or another C0/C1 control character breaks the command line, the log or the
+# terminal it reaches. Tab is fine.
+_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f]")
 
 
 def _is_str(v: Any) -> bool:

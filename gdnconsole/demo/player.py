@@ -29,7 +29,7 @@ from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
-from typing import Any, ClassVar
+from typing import Any
 
 from rich.style import Style
 from rich.text import Text
@@ -108,12 +108,10 @@ def _caption_line(story: str, step: str, text: str) -> Text:
 class StoryApp(DashboardApp):
     """The dashboard, with a caption bar on every screen and the story playing in a worker."""
 
-    SIGNALS: ClassVar[tuple[signal.Signals, ...]] = (signal.SIGHUP, signal.SIGTERM)
-
     def __init__(self, run: StoryRun, *, handle_signals: bool = False, **options: Any) -> None:
-        super().__init__(run.sessions, **options)
+        super().__init__(run.sessions, exit_on_signals=handle_signals, **options)
         self.story_run = run
-        self.handle_signals = handle_signals
+        self.on_hangup.append(run._tmp.cleanup)  # the hosts' homes: the terminal is gone, nothing else runs
         self.caption = Text()
         self.toasts: list[str] = []  # every notification shown, for a story that stalls to report
         self.director = Director(self, run.story, run.options)
@@ -125,22 +123,13 @@ class StoryApp(DashboardApp):
     def on_mount(self) -> None:
         # DashboardApp.on_mount (called after this one) opens the dashboard; the story waits for it.
         self.screen_change_signal.subscribe(self, self._screen_changed)
-        if self.handle_signals:
-            loop = asyncio.get_running_loop()
-            for signum in self.SIGNALS:
-                loop.add_signal_handler(signum, self._signalled, signum)
         self.run_worker(self.director.play(), name="story", group="story", exit_on_error=False)
 
-    def on_unmount(self) -> None:
-        if self.handle_signals:
-            loop = asyncio.get_running_loop()
-            for signum in self.SIGNALS:
-                loop.remove_signal_handler(signum)
-
-    def _signalled(self, signum: signal.Signals) -> None:
-        """SIGTERM, or SIGHUP (the terminal went away): the servers go at once, then the app."""
+    def _exit_on_signal(self, signum: signal.Signals) -> None:
+        """SIGTERM, or SIGHUP (the terminal went away): the story's servers go at once, then the app as
+        any dashboard goes (DashboardApp: at once on SIGHUP, as q does on SIGTERM)."""
         self.story_run.kill_now()
-        self.exit(return_code=128 + signum)
+        super()._exit_on_signal(signum)
 
     async def end(self, failed: bool) -> None:
         """The story is over and asked to quit: the agents exit, then the app (then the servers stop)."""

@@ -21,7 +21,7 @@ from gdnconsole.host.session import HostSession
 from gdnconsole.ui.app import DashboardApp
 from gdnconsole.ui.dialogs.confirm import ConfirmScreen
 from gdnconsole.ui.screens.flagform import FlagFormScreen
-from tests.host.launchkit import kill_group, launch_host
+from tests.host.launchkit import alive, kill_group, launch_host
 from tests.ui.dashboard_helpers import SIZE, session_for, status_text, until
 from tests.ui.form_helpers import field_error
 
@@ -276,15 +276,6 @@ async def test_a_relaunch_follows_the_new_startup_even_when_the_log_was_scrolled
         await session_of(app).stop()
 
 
-def _gone(pid: int) -> bool:
-    """Exited (a zombie that its new parent has not reaped yet is gone too)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except FileNotFoundError:
-        return True
-    return stat.rsplit(")", 1)[1].split()[0] == "Z"
-
-
 async def test_the_demo_launches_through_the_agent_and_its_end_stops_what_it_started(tmp_path: Path) -> None:
     """`gdnconsole demo`: its server is a launch like any other (journaled, its own process group), a
     relaunch is a relaunch (no question to adopt the demo's own server), and at the end the server the
@@ -305,6 +296,6 @@ async def test_the_demo_launches_through_the_agent_and_its_end_stops_what_it_sta
             await app.action_quit()
         said_at_end = await asyncio.to_thread(stop_owned, host)  # what `gdnconsole demo` does at its end
         assert said_at_end.startswith(f"stopped the demo server, pid {second} (sigterm"), said_at_end
-        assert _gone(first) and _gone(second)  # stop returns once the agent saw it end
+        assert not alive(first) and not alive(second)  # stop returns once the agent saw it end
         nothing = await asyncio.to_thread(stop_owned, host)
         assert nothing == "nothing to stop: no server gdnconsole launched or adopted runs on simbox"

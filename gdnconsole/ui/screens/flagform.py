@@ -26,7 +26,7 @@ from textual.widgets import Button, Input, Label, Select, Static, TextArea
 
 from gdnconsole.config.hosts import ConfigError, Profile
 from gdnconsole.config.writer import save_profile
-from gdnconsole.errors import ConsoleError
+from gdnconsole.errors import EXPLAINED
 from gdnconsole.host.consolelog import record_bug
 from gdnconsole.host.session import HostSession
 from gdnconsole.sglang import rules
@@ -484,7 +484,7 @@ class FlagFormScreen(Screen[FormResult]):
             verdict = await check_on_host(
                 self.session.host, list(argv), timeout=HOST_CHECK_TIMEOUT_S, ssh=ssh
             )
-        except (ConsoleError, OSError, TimeoutError) as exc:  # the link or the host failed: keep the form
+        except EXPLAINED as exc:  # the link or the host failed: keep the form
             self.notify(f"could not run the check on the host: {exc}", severity="error", timeout=8)
             return
         except Exception as exc:  # a bug of ours: said as one, the form kept, the traceback logged

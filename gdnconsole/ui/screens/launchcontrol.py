@@ -18,7 +18,7 @@ from rich.text import Text
 from textual.screen import Screen
 
 from gdnconsole.config.hosts import Profile
-from gdnconsole.errors import ConsoleError
+from gdnconsole.errors import EXPLAINED
 from gdnconsole.host import launcher
 from gdnconsole.host.consolelog import record_bug
 from gdnconsole.host.journal import Attempt, Journal, RuleBreak
@@ -34,11 +34,6 @@ VERIFY_WAIT_S = 300.0  # the verification prompt's own timeout ends it sooner
 STOP_GRACE_S = 30.0
 
 OpenForm = Callable[[int, Profile, str | None], None]  # host index, profile, field to focus
-
-
-# What a launch, relaunch, stop or adoption may fail with that is not a bug: a refusal (the rules, the agent,
-# the launch lock, memory held), a lost link, no answer in time, a journal that cannot be written.
-EXPLAINED = (ConsoleError, TimeoutError, OSError)
 
 
 @dataclass
