@@ -5,9 +5,11 @@ from __future__ import annotations
 import sys
 from typing import NoReturn
 
+from gdnconsole.cli import sshname
 from gdnconsole.config import hosts as config_hosts
 from gdnconsole.config import writer as config_writer
 from gdnconsole.config.hosts import Config, ConfigError, Host
+from gdnconsole.logs.textsafe import visible
 
 EXIT_FAILED = 1
 EXIT_USAGE = 2
@@ -30,8 +32,31 @@ def load_config() -> Config:
 
 
 def host_named(name: str, cfg: Config | None = None) -> Host:
-    """A configured host, the built-in `demo`, or an ssh target / alias; a bad name or file exits 2."""
+    """A configured host, the built-in `demo`, or an ssh target / alias; a bad name or file exits 2, and
+    so does a name that is none of these and that this machine cannot resolve."""
+    cfg = cfg or load_config()
     try:
-        return config_writer.resolve_host(cfg or load_config(), name)
+        host = config_writer.resolve_host(cfg, name)
     except ConfigError as exc:
         fail(str(exc))
+    if host.ssh is not None and cfg.host(name) is None:
+        _check_ssh_target(cfg, name, host.ssh.hostname)
+    return host
+
+
+def _check_ssh_target(cfg: Config, name: str, hostname: str) -> None:
+    """A name tried as an SSH target that no ssh config names and no resolver knows: what happened and
+    what to do, instead of an empty dashboard with the resolver's error."""
+    if sshname.configured_alias(hostname):
+        return
+    reason = sshname.unresolvable(hostname)
+    if reason is None:
+        return
+    where = f"no hosts file at {cfg.path}" if not cfg.exists else f'no host "{name}" in {cfg.path}'
+    fail(
+        visible(
+            f'{where}, so "{name}" was tried as an SSH target, and "{hostname}" does not resolve '
+            f"({reason}). Try `gdnconsole demo` (a simulated GPU host), `gdnconsole config init` "
+            f"(an example hosts file), or a Host alias in {sshname.ssh_config_path()}."
+        )
+    )

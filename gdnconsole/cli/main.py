@@ -93,7 +93,10 @@ def main(ctx: click.Context, theme: str | None, readonly: bool) -> None:
     if ctx.invoked_subcommand is not None:
         return
     cfg = load_config()
-    if not cfg.hosts or not opener.interactive():
+    if not cfg.hosts:
+        click.echo(first_steps(cfg))
+        return
+    if not opener.interactive():
         click.echo(ctx.get_help())
         return
     themed = theme_option(theme, cfg)
@@ -105,6 +108,20 @@ def main(ctx: click.Context, theme: str | None, readonly: bool) -> None:
         config_path=str(cfg.path),
         **themed,
         **console_options(cfg, readonly),
+    )
+
+
+def first_steps(cfg: config_hosts.Config) -> str:
+    """What plain `gdnconsole` says before there is a host to pick: where the file is looked for, and
+    the three ways to begin."""
+    path = visible(str(cfg.path))
+    state = f"no hosts file at {path}" if not cfg.exists else f"{path} defines no hosts"
+    return (
+        f"{state} yet. To begin:\n"
+        "  gdnconsole demo          the console on a simulated GPU host, nothing to set up\n"
+        "  gdnconsole HOST          any SSH target or ~/.ssh/config alias, e.g. gdnconsole root@ct129\n"
+        "  gdnconsole config init   write a commented example hosts file to edit\n"
+        "`gdnconsole --help` lists every command."
     )
 
 

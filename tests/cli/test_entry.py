@@ -80,3 +80,57 @@ def test_no_terminal_exits_2_before_drawing(tmp_path: Path) -> None:
     assert result.stderr == (
         "gdnconsole: error: the dashboard needs a terminal; for scripts: `gdnconsole status HOST`\n"
     )
+
+
+def first_hour_env(tmp_path: Path) -> dict[str, str]:
+    """A new user's machine: no hosts file, no ssh config."""
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {**os.environ, "HOME": str(home), "GDNCONSOLE_CONFIG": str(tmp_path / "none" / "hosts.toml")}
+    env.pop("GDNCONSOLE_SSH_CONFIG", None)
+    return env
+
+
+def test_no_hosts_file_says_where_it_looked_and_how_to_begin(tmp_path: Path) -> None:
+    env = first_hour_env(tmp_path)
+    result = subprocess.run(
+        [sys.executable, "-m", "gdnconsole"], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith(f"no hosts file at {tmp_path / 'none' / 'hosts.toml'} yet.")
+    for way in ("gdnconsole demo", "gdnconsole config init", "~/.ssh/config alias"):
+        assert way in result.stdout
+    assert "Usage:" not in result.stdout
+
+
+@pytest.mark.parametrize("command", [[], ["status"], ["open"]])
+def test_a_name_that_does_not_resolve_is_explained_before_any_screen(
+    tmp_path: Path, command: list[str]
+) -> None:
+    """`gdnconsole ct129` on a new machine: not an empty dashboard saying `[Errno -2]`, but what was tried
+    and what to do (`.invalid` never resolves, RFC 2606)."""
+    env = first_hour_env(tmp_path)
+    argv = [sys.executable, "-m", "gdnconsole", *command, "ct129.invalid"]
+    result = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=60)
+    assert (result.returncode, result.stdout) == (2, "")
+    path = tmp_path / "none" / "hosts.toml"
+    assert result.stderr.startswith(
+        f'gdnconsole: error: no hosts file at {path}, so "ct129.invalid" was tried as an SSH target, '
+        'and "ct129.invalid" does not resolve ('
+    )
+    for way in ("`gdnconsole demo`", "`gdnconsole config init`", "a Host alias in "):
+        assert way in result.stderr
+    assert result.stderr.count("\n") == 1
+
+
+def test_an_ssh_config_alias_is_left_to_ssh(tmp_path: Path) -> None:
+    """A name the ssh config knows is not looked up here (its HostName or ProxyJump decides)."""
+    env = first_hour_env(tmp_path)
+    ssh_config = tmp_path / "ssh_config"
+    ssh_config.write_text("Host gpu-*\n  HostName 10.0.0.7\n")
+    env["GDNCONSOLE_SSH_CONFIG"] = str(ssh_config)
+    result = subprocess.run(
+        [sys.executable, "-m", "gdnconsole", "gpu-box.invalid"], env=env, capture_output=True, text=True
+    )
+    # Past the name check: only the missing terminal stops it.
+    assert "the dashboard needs a terminal" in result.stderr, result.stderr

@@ -46,7 +46,12 @@ def test_one_host(opened: list[dict[str, Any]]) -> None:
     assert host.name == "ct129" and host.ssh is not None and host.ssh.alias == "root@ct129"
 
 
-def test_several_hosts_and_an_ssh_alias(opened: list[dict[str, Any]]) -> None:
+def test_several_hosts_and_an_ssh_alias(
+    opened: list[dict[str, Any]], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    ssh_config = tmp_path / "ssh_config"
+    ssh_config.write_text("Host box7\n  HostName 10.0.0.7\n")
+    monkeypatch.setenv("GDNCONSOLE_SSH_CONFIG", str(ssh_config))
     result = CliRunner().invoke(main, ["ct129", "ct130", "gpu@box7", "ct129"])
     assert result.exit_code == 0, result.output
     names = [h.name for h in opened[0]["hosts"]]
