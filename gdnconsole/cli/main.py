@@ -397,9 +397,11 @@ def demo_cmd(
     profile = host.profiles.get(profile_name) if profile_name else host.profile
     if profile is None:
         fail(f"the demo host has no profile {profile_name!r}; it has: {', '.join(host.profiles) or 'none'}")
+    notices: list[str] = []  # said here, and again on the dashboard (the alternate screen hides this)
     if not _port_free(profile.host, profile.port):
         port = _free_port(profile.host)
-        click.echo(f"port {profile.port} is taken on {profile.host}; the demo server uses {port}", err=True)
+        notices.append(f"port {profile.port} is taken on {profile.host}; the demo server uses {port}")
+        click.echo(notices[-1], err=True)
         profile = dataclasses.replace(profile, port=port)
     # The dashboard picks the server on the profile's port: make it the one the demo runs.
     host = dataclasses.replace(
@@ -420,7 +422,9 @@ def demo_cmd(
         # The demo's server starts as any launch does (the agent, its own process group, the journal),
         # so that a relaunch is a relaunch and the end below stops whichever server the demo left.
         try:
-            run_dashboard([host], launch={0: profile.name}, on_hangup=[_stop_demo_detached], **themed)
+            run_dashboard(
+                [host], launch={0: profile.name}, on_hangup=[_stop_demo_detached], notices=notices, **themed
+            )
         finally:
             outcome = _stop_demo_server(host)
             with contextlib.suppress(OSError):  # the terminal may be gone (SIGHUP): stopped all the same

@@ -41,6 +41,7 @@ def mirror_sessions(directory: Path) -> SessionFactory:
 
 
 EXIT_SIGNALS = (signal.SIGHUP, signal.SIGTERM)
+NOTICE_TIMEOUT_S = 15.0  # long enough to be read once the first frame has been taken in
 
 
 class DashboardApp(ThemedApp):
@@ -63,8 +64,11 @@ class DashboardApp(ThemedApp):
         bell: bool = False,
         launch: Mapping[int, str] | None = None,
         exit_on_signals: bool = False,
+        notices: Sequence[str] = (),
     ) -> None:
-        """``launch``: host index -> a profile to launch once connected (DashboardScreen);
+        """``notices``: what the command said before the screen opened (a demo port that was taken),
+        shown again on it, where the user looks; ``launch``: host index -> a profile to launch once
+        connected (DashboardScreen);
         ``exit_on_signals``: SIGTERM ends the app as `q` does, so that the caller's cleanup runs
         (`gdnconsole demo` stops the server it started); SIGHUP (the terminal went away, and with it every
         write Textual would make on the way out: its writer thread dies on the first, and a later one
@@ -90,6 +94,7 @@ class DashboardApp(ThemedApp):
         self.bell_on_alerts = bell
         self.launch = dict(launch or {})
         self.exit_on_signals = exit_on_signals
+        self.notices = list(notices)
         self.on_hangup: list[Callable[[], None]] = []  # what must happen even when the terminal is gone
         self.set_keymap(DASHBOARD_KEYMAP if keymap is None else keymap)
         self._set_titles()
@@ -105,6 +110,8 @@ class DashboardApp(ThemedApp):
     def on_mount(self) -> None:
         if not self.sessions:
             self.push_screen(HostPickerScreen(self.choices, self.config_path), self._picked)
+        for notice in self.notices:  # printed before the alternate screen hid it
+            self.notify(notice, severity="warning", timeout=NOTICE_TIMEOUT_S)
         if self.exit_on_signals:
             loop = asyncio.get_running_loop()
             for signum in EXIT_SIGNALS:
@@ -189,12 +196,14 @@ def run_dashboard(
     launch: Mapping[int, str] | None = None,
     exit_on_signals: bool = True,
     on_hangup: Sequence[Callable[[], None]] = (),
+    notices: Sequence[str] = (),
 ) -> None:
     """Open the dashboard on ``hosts`` (or the picker over ``choices`` when ``hosts`` is empty), in
     ``theme_name`` (the caller checked it exists), offering the shipped themes and those in
-    ``user_themes``; ``keymap`` (checked, ui/keymap.py), ``bell``, ``readonly``, ``launch`` and
-    ``exit_on_signals`` as DashboardApp's; ``on_hangup``: what must happen when the terminal closes,
-    besides removing the mirrors of the hosts' logs (their temporary folder goes on every way out)."""
+    ``user_themes``; ``keymap`` (checked, ui/keymap.py), ``bell``, ``readonly``, ``launch``,
+    ``exit_on_signals`` and ``notices`` as DashboardApp's; ``on_hangup``: what must happen when the
+    terminal closes, besides removing the mirrors of the hosts' logs (their temporary folder goes on
+    every way out)."""
     themes = theme.load_all(user_themes)
     warn_theme_errors(themes, theme_name)
     with tempfile.TemporaryDirectory(prefix="gdnconsole-") as tmp:
@@ -212,6 +221,7 @@ def run_dashboard(
             readonly=readonly,
             launch=launch,
             exit_on_signals=exit_on_signals,
+            notices=notices,
         )
         app.on_hangup += [*on_hangup, lambda: shutil.rmtree(tmp, ignore_errors=True)]
         app.run()

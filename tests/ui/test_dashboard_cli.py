@@ -137,3 +137,20 @@ def test_demo_opens_the_dashboard_on_the_demo_host(
     assert host.name == "demo" and host.simulate is not None and host.simulate.table["speed"] == 3
     assert call["launch"] == {0: host.default_profile} and call["on_hangup"]  # a closed terminal stops it too
     assert stopped == ["demo"] and "-- stopped pid 4242" in result.output
+
+
+def test_a_taken_demo_port_is_said_on_the_dashboard(
+    opened: list[dict[str, Any]], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Printed before the alternate screen opens, nobody sees it: the dashboard says it again."""
+    from gdnconsole.cli import launch
+    from gdnconsole.cli import main as cli_main
+
+    monkeypatch.setattr(launch, "stop_owned", lambda host: "nothing to stop")
+    monkeypatch.setattr(cli_main, "_port_free", lambda host, port: False)
+    result = CliRunner().invoke(main, ["demo"], env={"XDG_STATE_HOME": str(tmp_path)})
+    assert result.exit_code == 0, result.output
+    [call] = opened
+    [notice] = call["notices"]
+    port = call["hosts"][0].profile.port
+    assert notice == f"port 30000 is taken on 127.0.0.1; the demo server uses {port}"
