@@ -1,24 +1,24 @@
-"""The scheduler's loop as seen from outside: running requests get their tokens at ``tokens_per_s``
-(wall clock, not scaled by speed), TP0 logs one Prefill line per new request and one Decode line per
-``--decode-log-interval`` decode iterations. With speculative decoding each iteration is one verify that
-yields 1 … steps+1 tokens.
+"""The scheduler's loop as seen from outside: running requests get their tokens at the rate the performance
+model (``specperf``) gives for the speculative settings and the batch size (wall clock, not scaled by
+speed); TP0 logs one Prefill line per new request and one Decode line per ``--decode-log-interval``
+decode iterations. With speculative decoding each iteration is one verify that yields each request
+1 … depth+1 tokens, drawn per request.
 
-Iterations keep to absolute deadlines (each one ends ``step / tokens_per_s`` after the previous one's
+Iterations keep to absolute deadlines (each one ends its drawn duration after the previous one's
 deadline, not after it woke up), so Python's own overhead does not slow the rate a client measures. A
-request's first token comes alone (the one its prefill samples, as in SGLang); from then on the time
-between two deliveries is exactly what the tokens of the later one are worth, so
-``(completion_tokens - 1) / (t_last - t_first)`` measures ``tokens_per_s``."""
+request's first token comes alone (the one its prefill samples, as in SGLang); without speculation and
+alone, ``(completion_tokens - 1) / (t_last - t_first)`` measures ``tokens_per_s`` (within the model's
+jitter)."""
 
 from __future__ import annotations
 
 import asyncio
-import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from gdnsim.server.generation import accepted_tokens
+from gdnsim.server.specperf import Spec, SpecPerf
 
 Token = tuple[str, str]  # (field, text)
 Send = Callable[[dict[str, Any]], None]
@@ -44,6 +44,7 @@ class Batcher:
         tokens_per_s: float,
         decode_log_interval: int,
         spec_steps: int | None,
+        perf: SpecPerf | None = None,
     ) -> None:
         self.send_tp0 = send_tp0
         self.set_util = set_util
@@ -56,7 +57,7 @@ class Batcher:
         self.verify_ct = 0
         self.accepted = 0
         self.last_gen_throughput = 0.0
-        self._rng = random.Random(0)
+        self.perf = perf  # None: built from spec_steps and tokens_per_s when the loop starts
         self._task: asyncio.Task[None] | None = None
         self._window_tokens = 0
         self._window_start = time.monotonic()
@@ -99,36 +100,36 @@ class Batcher:
         self._window_start, self._window_tokens = time.monotonic(), 0
         loop = asyncio.get_running_loop()
         deadline = loop.time()  # a fresh schedule each time the loop starts after being idle
+        perf = self._perf()
         while self.running:
-            step = accepted_tokens(self._rng, self.spec_steps) if self.spec_steps else 1
-            step = min(step, max(self._wanted(r) for r in self.running.values()))  # a verify ends at EOS
             now = loop.time()
             if now - deadline > MAX_LAG_S:
                 deadline = now  # no burst of catch-up iterations after a stall
-            deadline += step / self.tokens_per_s
+            deadline += perf.draw_iteration_s(len(self.running))
             await asyncio.sleep(max(0.0, deadline - now))
-            self._iterate(step)
+            self._iterate(perf)
         self.set_util(0)
 
-    @staticmethod
-    def _wanted(request: Running) -> int:
-        """Tokens the next iteration can give ``request`` at most (at least 1, so that it ends)."""
-        return 1 if request.generated == 0 else max(1, len(request.pending))
+    def _perf(self) -> SpecPerf:
+        if self.perf is None:
+            spec = Spec(self.spec_steps, 1, self.spec_steps + 1) if self.spec_steps else None
+            self.perf = SpecPerf(spec, self.tokens_per_s)
+        return self.perf
 
-    def _iterate(self, step: int) -> None:
+    def _iterate(self, perf: SpecPerf) -> None:
         self.forward_ct += 1
         self.decode_iters += 1
-        if self.spec_steps:
-            self.verify_ct += 1
-            self.accepted += step
+        step = 1
         for request in list(self.running.values()):
             first = request.generated == 0  # the prefill's token: one, whatever this verify yields
-            take = 1 if first else step
-            piece, request.pending = request.pending[:take], request.pending[take:]
+            step = 1 if first or not self.spec_steps else perf.draw_accepted()
+            piece, request.pending = request.pending[:step], request.pending[step:]
             request.generated += len(piece)
             if self.spec_steps and not first and piece:
                 request.verify_ct += 1
-                request.spec_accepted += len(piece)
+                request.spec_accepted += len(piece)  # a verify at EOS yields only what is left
+                self.verify_ct += 1
+                self.accepted += len(piece)
             self._window_tokens += len(piece)
             request.out.put_nowait(piece)
             if not request.pending:

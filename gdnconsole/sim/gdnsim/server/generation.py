@@ -135,15 +135,3 @@ def count_prompt_tokens(messages: object) -> int:
     text = json.dumps(messages, default=str)
     return 8 + int(len(text.split()) * 1.3) + text.count('"role"') * 4
 
-
-def accepted_tokens(rng: random.Random, steps: int) -> int:
-    """Tokens one verify step yields (the bonus token included): between 1 and steps + 1.
-
-    Each draft token is accepted with probability 0.72 until the first rejection, as in a linear chain.
-    """
-    accepted = 1
-    for _ in range(steps):
-        if rng.random() >= 0.72:
-            break
-        accepted += 1
-    return accepted

@@ -20,6 +20,7 @@ from gdnsim.server.http import HttpServer, Request
 from gdnsim.server.logwriter import LogWriter
 from gdnsim.server.procs import kill_process_tree
 from gdnsim.server.ranklink import RankGroup
+from gdnsim.server.specperf import Spec, SpecPerf
 from gdnsim.server.warmup import warm_up
 
 
@@ -44,6 +45,7 @@ class Server:
             args, ready, log, batcher, self.install_tokenizer_handlers, self.first_real_request
         )
         batcher.tokens_per_s = max(self.state.cfg.tokens_per_s, 0.1)
+        batcher.perf = SpecPerf(Spec.of(args), batcher.tokens_per_s)  # the flags as SGLang adjusted them
         self.http = HttpServer(App(self.state), self.access_log)
 
     def spawn(self, coro: Coroutine[Any, Any, None]) -> None:
