@@ -281,6 +281,10 @@ class Director:
         await self.press("enter")
         await self.on_dashboard()
         await self.until(lambda: pane.search_pattern == pattern and not pane.busy, f"/{pattern}/ found")
+        await self.until(
+            lambda: pane.view.current is not None and pattern in pane.view.current.raw,
+            f"the view on a line with {pattern!r}",  # a search that says "not found" fails the story
+        )
 
     async def first_error(self, index: int) -> None:
         """`E` on host ``index``'s log once the log pane knows its first error."""

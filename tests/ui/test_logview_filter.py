@@ -124,6 +124,45 @@ async def test_search_next_and_prev(ct129_log: Path) -> None:
         assert view.cursor_line == 20
 
 
+def toasts(app: object) -> list[str]:
+    from textual.app import App
+
+    assert isinstance(app, App)
+    return [n.message for n in app._notifications]
+
+
+async def test_search_wraps_around_and_says_so(ct129_log: Path) -> None:
+    """As less and k9s: past the last match, `n` goes on from the top (`N` from the bottom)."""
+    app = make_app(ct129_log)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        view = app.log_screen.view
+        app.log_screen.search_pattern = "Memory pool"
+        view.go_to_line(66)
+        await pilot.press("n")
+        await settle(pilot)
+        assert view.cursor_line == 18
+        assert toasts(app) == ["/Memory pool/ wrapped to the top"]
+        await pilot.press("N")
+        await settle(pilot)
+        assert view.cursor_line == 66
+        assert toasts(app)[-1] == "/Memory pool/ wrapped to the bottom"
+
+
+async def test_a_search_while_following_starts_at_the_top_of_the_screen(ct129_log: Path) -> None:
+    """Following, the cursor sits on the last line: the search goes from the first line on screen."""
+    app = make_app(ct129_log, follow=True)
+    async with app.run_test(size=(120, 24)) as pilot:
+        await settle(pilot)
+        view = app.log_screen.view
+        assert view.tail and view.cursor_line == 80
+        top = view.visible_lines()[0]
+        await pilot.press("slash", *"Memory pool", "enter")
+        await settle(pilot)
+        assert view.cursor_line == 64 and top <= 64  # the first match on screen, not "not found"
+        assert not any("not found" in toast for toast in toasts(app))
+
+
 async def test_search_unfolds_and_respects_filter(ct129_log: Path) -> None:
     app = make_app(ct129_log)
     async with app.run_test(size=SIZE) as pilot:

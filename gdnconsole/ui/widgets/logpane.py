@@ -28,7 +28,7 @@ from textual.timer import Timer
 from textual.widgets import Static
 from textual.worker import Worker, get_current_worker
 
-from gdnconsole.logs.document import FilterSpec, Fold, LineInfo, LogDocument
+from gdnconsole.logs.document import FilterSpec, Fold, LineInfo, LogDocument, restart_news
 from gdnconsole.sglang.stages import Severity, Stage
 from gdnconsole.ui.theme import LogPalette
 from gdnconsole.ui.widgets.logview import LogView
@@ -324,8 +324,9 @@ class LogPane(Vertical):
         if update.generation != self._generation:
             self._generation = update.generation
             # A log that showed nothing was not replaced (it appeared); our own launch's rotation is no news.
-            if view.total and update.generation not in self.doc.own_restarts:
-                self.notify("the log was truncated or replaced: reading it from its new start", timeout=4)
+            news = restart_news(self.doc.restart_reasons.get(update.generation))
+            if news and view.total and update.generation not in self.doc.own_restarts:
+                self.notify(news, timeout=6)
             if self.follow:  # a place in the old file means nothing in the new one: follow the new startup
                 view.tail = True
             view.reset(update.total)
@@ -421,7 +422,17 @@ class LogPane(Vertical):
     def _search_entered(self, pattern: str | None) -> None:
         if pattern:
             self.search_pattern = pattern
+            self._search_from_top()
+
+    def _search_from_top(self) -> None:
+        """A new search starts at the top of the screen, as less's and k9s's do: while following, the
+        cursor sits on the last line, and a search from there would find nothing before wrapping."""
+        shown = self.view.visible_lines()
+        if not shown:
             self.action_search_next()
+            return
+        self._set_busy(f"searching /{self.search_pattern}/")
+        self._search(self.search_pattern, shown[0] - 1, False)
 
     def action_search_next(self) -> None:
         self._search_from_cursor(backward=False)
@@ -438,15 +449,26 @@ class LogPane(Vertical):
 
     @work(thread=True, group="search", exclusive=True)
     def _search(self, pattern: str, line: int, backward: bool) -> None:
+        """From ``line`` to the end (the start, ``backward``), then wrapped around from the other end:
+        nothing found past ``line`` means any match is at or before it."""
         worker = get_current_worker()
+        hit = self._next_shown(pattern, line, backward, worker)
+        wrapped = ""  # to which end, when it did
+        if hit is None and not worker.is_cancelled:
+            edge = self.doc.index.line_count if backward else -1
+            hit = self._next_shown(pattern, edge, backward, worker)
+            wrapped = ("bottom" if backward else "top") if hit is not None else ""
+        if not worker.is_cancelled:
+            self.app.call_from_thread(self._found, pattern, hit, wrapped)
+
+    def _next_shown(self, pattern: str, line: int, backward: bool, worker: Worker[None]) -> int | None:
+        """The next match after ``line`` that the filter shows (in the search's worker)."""
         found = line
         while True:
             hit = self.doc.search(pattern, found, backward=backward, cancelled=lambda: worker.is_cancelled)
             if hit is None or worker.is_cancelled or self._shown(hit):
-                break
+                return hit
             found = hit  # hidden by the filter: look further
-        if not worker.is_cancelled:
-            self.app.call_from_thread(self._found, pattern, hit)
 
     def _shown(self, line: int) -> bool:
         matches = self.view.matches
@@ -455,11 +477,13 @@ class LogPane(Vertical):
         i = bisect_left(matches, line)
         return i < len(matches) and matches[i] == line
 
-    def _found(self, pattern: str, line: int | None) -> None:
+    def _found(self, pattern: str, line: int | None, wrapped: str) -> None:
         self._set_busy("")
         if line is None:
             self.notify(f"/{pattern}/ not found", severity="warning", timeout=3)
             return
+        if wrapped:
+            self.notify(f"/{pattern}/ wrapped to the {wrapped}", timeout=2)
         self.view.go_to_line(line)
 
     # -- jumps -------------------------------------------------------------------------------------------
