@@ -1,0 +1,265 @@
+"""The sweep: the baseline, then each combination the rules accept: stop ours, launch, wait for VERIFIED,
+measure at each batch size. A combination that crashes, times out or is refused is recorded as such and
+the sweep goes on; a cancelled sweep (Ctrl-C, the screen closed) stops the server it started and keeps
+what it measured. Only the server this console launched is ever stopped (``host.launcher``)."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from gdnconsole.config.hosts import Profile
+from gdnconsole.host import launcher
+from gdnconsole.host.journal import Attempt, Journal
+from gdnconsole.host.replies import LinkLost
+from gdnconsole.host.session import HostSession
+from gdnconsole.sglang.launch import launch_spec
+from gdnconsole.tune.grid import Combo
+from gdnconsole.tune.measure import Load, measure
+from gdnconsole.tune.plan import Planned, baseline_profile, plan
+from gdnconsole.tune.results import Best, ComboResult, Identity, best_of, set_speedups
+from gdnconsole.tune.store import TuneStore
+
+Say = Callable[[str], None]
+STOP_GRACE_S = 10.0  # a sweep's own server has no one else's requests to drain
+
+
+@dataclass(frozen=True)
+class Options:
+    combos: tuple[Combo, ...]
+    load: Load
+    timeout: float = 600.0  # per combination, from its launch to VERIFIED
+    resume: bool = False
+
+
+@dataclass
+class Timing:
+    """Where one combination's wall time went (the bench: overhead is what is left)."""
+
+    label: str
+    total_s: float = 0.0
+    stop_s: float = 0.0  # the previous server's drain and its GPU memory's release
+    startup_s: float = 0.0  # launch to VERIFIED
+    busy_s: float = 0.0  # requests in flight
+
+    @property
+    def overhead_s(self) -> float:
+        return max(0.0, self.total_s - self.stop_s - self.startup_s - self.busy_s)
+
+
+@dataclass
+class Sweep:
+    identity: Identity
+    batches: tuple[int, ...]
+    planned: list[Planned] = field(default_factory=list)
+    results: list[ComboResult] = field(default_factory=list)  # in the plan's order, the baseline first
+    timings: list[Timing] = field(default_factory=list)
+    started: float = field(default_factory=time.time)
+    ended: float | None = None
+    interrupted: bool = False
+
+    @property
+    def baseline(self) -> ComboResult | None:
+        return next((r for r in self.results if r.combo is None), None)
+
+    @property
+    def combos(self) -> list[ComboResult]:
+        return [r for r in self.results if r.combo is not None]
+
+    @property
+    def best(self) -> Best | None:
+        return best_of(self.combos, self.batches)
+
+    @property
+    def measured_any(self) -> bool:
+        return any(r.status == "measured" for r in self.results)
+
+    def to_json(self) -> dict[str, Any]:
+        """The `tune --json` object (issue 19)."""
+        best = self.best
+        baseline = self.baseline
+        return {
+            "host": self.identity.host,
+            "sglang": self.identity.sglang,
+            "model": self.identity.model,
+            "gpus": list(self.identity.gpus),
+            "prompts": self.identity.prompts,
+            "batches": list(self.batches),
+            "baseline": baseline.to_json() if baseline is not None else None,
+            "results": [r.to_json() for r in self.combos],
+            "best": best.to_json() if best is not None else None,
+            "interrupted": self.interrupted,
+        }
+
+
+def identity_of(session: HostSession, profile: Profile, load: Load) -> Identity:
+    flags = " ".join(launch_spec(baseline_profile(profile), session.host.python).argv)
+    return Identity(
+        host=session.host.name,
+        sglang=session.facts.sglang,
+        model=profile.model,
+        gpus=[g.name or "?" for g in session.gpus],
+        prompts=load.prompts.ident,
+        flags=hashlib.sha256(flags.encode("utf-8")).hexdigest()[:12],
+    )
+
+
+async def run(
+    session: HostSession,
+    profile: Profile,
+    options: Options,
+    *,
+    store: TuneStore,
+    journal: Journal,
+    say: Say,
+    on_result: Callable[[ComboResult], None] | None = None,
+    sweep: Sweep | None = None,
+) -> Sweep:
+    """Run the sweep on a connected session; ``sweep`` (when given) is filled as it goes, so a caller
+    that is interrupted still holds what was measured."""
+    sweep = sweep or Sweep(identity_of(session, profile, options.load), options.load.batches)
+    sweep.identity = identity_of(session, profile, options.load)
+    sweep.batches = options.load.batches
+    sweep.planned = plan(session.facts, profile, options.combos, session.host.python)
+    reuse = store.measured(sweep.identity) if options.resume else {}
+    try:
+        for index, planned in enumerate(sweep.planned):
+            label = planned.combo.label if planned.combo else "baseline"
+            say(f"[{index + 1}/{len(sweep.planned)}] {label}")
+            result = reuse.get(planned.combo)
+            if result is None:
+                result = await _one(session, planned, options, journal, say, sweep)
+                store.add_result(sweep.identity, result)
+            else:
+                say(f"{label}: measured before (--resume), kept")
+            sweep.results.append(result)
+            set_speedups(sweep.baseline, sweep.results)
+            if on_result is not None:
+                on_result(result)
+    except asyncio.CancelledError:
+        sweep.interrupted = True
+        say("interrupted: stopping the sweep's server")
+        await _stop_ours(session, journal, say)
+        raise
+    finally:
+        sweep.ended = time.time()
+        set_speedups(sweep.baseline, sweep.results)
+        store.add_sweep(_sweep_record(sweep))
+    await _stop_ours(session, journal, say)
+    return sweep
+
+
+def _sweep_record(sweep: Sweep) -> dict[str, Any]:
+    best = sweep.best
+    return {
+        "key": sweep.identity.key(),
+        "started": sweep.started,
+        "ended": sweep.ended,
+        "interrupted": sweep.interrupted,
+        "attempts": [r.attempt for r in sweep.results if r.attempt is not None],
+        "results": [{"combo": r.label, "status": r.status} for r in sweep.results],
+        "best": best.to_json() if best is not None else None,
+    }
+
+
+async def _stop_ours(session: HostSession, journal: Journal, say: Say) -> float:
+    """Stop the server this console launched, if one runs; seconds it took."""
+    if not session.launched_alive:
+        return 0.0
+    started = time.monotonic()
+    try:
+        await launcher.stop(session, grace=STOP_GRACE_S, journal=journal)
+    except (launcher.LaunchRefused, LinkLost) as exc:
+        say(f"could not stop the sweep's server: {exc}")
+    return time.monotonic() - started
+
+
+async def _one(
+    session: HostSession, planned: Planned, options: Options, journal: Journal, say: Say, sweep: Sweep
+) -> ComboResult:
+    label = planned.combo.label if planned.combo else "baseline"
+    timing = Timing(label)
+    sweep.timings.append(timing)
+    started = time.monotonic()
+    try:
+        return await _launch_and_measure(session, planned, options, journal, say, timing)
+    finally:
+        timing.total_s = time.monotonic() - started
+
+
+async def _launch_and_measure(
+    session: HostSession, planned: Planned, options: Options, journal: Journal, say: Say, timing: Timing
+) -> ComboResult:
+    result = ComboResult(planned.combo, "rejected", notices=list(planned.notices))
+    if planned.rule is not None:
+        result.rule = (planned.rule.id, planned.rule.message)
+        say(f"rejected by rule {planned.rule.id}: never launched")
+        return result
+    timing.stop_s = await _stop_ours(session, journal, say)
+    try:
+        attempt = await launcher.relaunch(session, planned.profile, journal=journal, on_progress=say)
+    except (launcher.LaunchRefused, LinkLost) as exc:
+        result.status, result.fatal = "crashed", f"not launched: {exc}"
+        return result
+    result.attempt = attempt.number
+    if attempt.outcome == "rejected":
+        result.rule = (attempt.rule.id, attempt.rule.message) if attempt.rule else ("?", "")
+        return result
+    launched = time.monotonic()
+    say(f"pid {attempt.pid}: waiting for VERIFIED (up to {options.timeout:g} s)")
+    attempt = await launcher.settle(
+        session, attempt, until="verified", timeout=options.timeout, journal=journal
+    )
+    timing.startup_s = time.monotonic() - launched
+    result.startup_s = timing.startup_s
+    _note_startup(session, attempt, result)
+    if attempt.outcome != "verified":
+        _not_measured(attempt, result)
+        say(f"{result.status}: {result.fatal or 'no answer'}")
+        return result
+    say("VERIFIED; measuring")
+    measured = await measure(session, options.load, say)
+    timing.busy_s = measured.busy_s
+    result.by_batch = measured.figures
+    if _died(session, attempt):  # died while measured: the figures are not this server's best
+        _not_measured(attempt, result)
+    else:
+        result.status = "measured"
+    return result
+
+
+def _died(session: HostSession, attempt: Attempt) -> bool:
+    launcher.observe(session, attempt)
+    return attempt.outcome == "crashed"
+
+
+def _not_measured(attempt: Attempt, result: ComboResult) -> None:
+    if attempt.outcome in ("crashed", "stopped"):
+        result.status = "crashed"
+        result.fatal = attempt.fatal.summary if attempt.fatal else "the server ended"
+    elif attempt.verify is not None and attempt.verify.ok is False:
+        result.status = "crashed"
+        result.fatal = f"VERIFY FAILED: {attempt.verify.reason or 'no answer'}"
+    else:
+        result.status = "timeout"
+        result.fatal = f"not VERIFIED in time (stage {attempt.stage})"
+
+
+def _note_startup(session: HostSession, attempt: Attempt, result: ComboResult) -> None:
+    """KV-cache tokens (the log's TP0), GPU memory per rank now the pool is up, warnings."""
+    result.warnings = list(attempt.warnings)
+    startup = session.startup_of(attempt.pid)
+    if startup is not None:
+        ranks = startup.scheduler_ranks()
+        first = ranks[sorted(ranks)[0]] if ranks else None
+        kv = first.numbers.get("kv_tokens") if first is not None else None
+        result.kv_tokens = int(kv) if kv is not None else None
+    used = {g.index: g.used_mib for g in session.gpus}
+    for place in session.placements():
+        mib = used.get(place.gpu) if place.gpu is not None else None
+        if mib is not None:
+            result.gpu_mib[place.rank] = mib

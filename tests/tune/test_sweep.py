@@ -1,0 +1,130 @@
+"""The sweep engine on a real simulated host (a local agent, the simulated SGLang on loopback): rejected
+combinations are never launched, a crashing one is recorded and the sweep goes on, and the figures it
+measures agree with the simulator's performance model within its noise."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from gdnconsole.tune import prompts, report
+from gdnconsole.tune.grid import Combo, parse_grid
+from gdnconsole.tune.measure import Load
+from gdnconsole.tune.store import TuneStore
+from gdnconsole.tune.sweep import Options, run
+from tests.host.launchkit import connected, journal_for, launch_host, set_scenario
+from tests.simmodules import import_sim
+
+specperf = import_sim("gdnsim.server.specperf")
+FAST = {"tokens_per_s": 200.0}
+
+
+def load(batches: tuple[int, ...] = (1,), requests: int = 4) -> Load:
+    return Load(prompts.load("chat"), batches, requests, max_tokens=64)
+
+
+async def sweep_on(tmp_path: Path, grid: str, batches: tuple[int, ...] = (1,), requests: int = 4, say=None):  # type: ignore[no-untyped-def]
+    host = launch_host(tmp_path, **FAST)
+    journal = journal_for(tmp_path, host)
+    options = Options(tuple(parse_grid(grid)), load(batches, requests), timeout=60.0)
+    lines: list[str] = []
+    async with connected(host) as session:
+        done = await run(
+            session,
+            host.profiles["final"],
+            options,
+            store=TuneStore(host.name, tmp_path / "journal"),
+            journal=journal,
+            say=say or lines.append,
+        )
+        assert not session.launched_alive  # the sweep stops its own server at the end
+    return host, journal, done, lines
+
+
+async def test_a_rejected_combination_is_listed_with_its_rule_and_never_launched(tmp_path: Path) -> None:
+    _host, journal, done, _ = await sweep_on(tmp_path, "num_steps=2 eagle_topk=2 num_draft_tokens=4,300")
+    rejected = next(r for r in done.combos if r.combo == Combo(2, 2, 300))
+    assert rejected.status == "rejected" and rejected.rule is not None
+    assert rejected.rule[0] == "mamba.track_interval_below_draft_tokens" and rejected.attempt is None
+    assert not any("300" in attempt.argv for attempt in journal.attempts())
+    accepted = next(r for r in done.combos if r.combo == Combo(2, 2, 4))
+    assert accepted.status == "measured" and accepted.by_batch[1].n == 4
+    assert done.baseline is not None and done.baseline.status == "measured"
+    payload = done.to_json()
+    assert set(payload) >= {
+        "host",
+        "sglang",
+        "model",
+        "gpus",
+        "prompts",
+        "batches",
+        "baseline",
+        "results",
+        "best",
+    }
+    assert payload["baseline"]["combo"] is None and payload["best"]["combo"] == Combo(2, 2, 4).to_json()
+
+
+async def test_a_crashing_combination_is_recorded_and_the_sweep_goes_on(tmp_path: Path) -> None:
+    host = launch_host(tmp_path, **FAST)
+
+    def say(line: str) -> None:  # the simulator crashes the server launched for s2 only
+        if line.startswith("["):
+            set_scenario(host, **FAST, scenario="oom-graph" if "s2 k1 d3" in line else "ok")
+
+    journal = journal_for(tmp_path, host)
+    options = Options(
+        tuple(parse_grid("num_steps=1,2,3 eagle_topk=1 num_draft_tokens=3")), load(), timeout=60.0
+    )
+    async with connected(host) as session:
+        done = await run(
+            session, host.profiles["final"], options,
+            store=TuneStore(host.name, tmp_path / "journal"), journal=journal, say=say,
+        )  # fmt: skip
+    statuses = {r.label: r.status for r in done.results}
+    assert statuses == {
+        "baseline": "measured",
+        "s1 k1 d3": "measured",
+        "s2 k1 d3": "crashed",
+        "s3 k1 d3": "measured",
+    }
+    crashed = next(r for r in done.combos if r.status == "crashed")
+    assert crashed.fatal and "out of memory" in crashed.fatal.lower() and not crashed.by_batch
+    assert "crashed" in report.text_table(done) and "s3 k1 d3" in "\n".join(report.chart_lines(done))
+
+
+async def test_measured_figures_follow_the_simulators_model(tmp_path: Path) -> None:
+    _host, _journal, done, _ = await sweep_on(
+        tmp_path, "num_steps=1,2 eagle_topk=1 num_draft_tokens=3", requests=8
+    )
+    for result in done.results:
+        c = result.combo
+        spec = specperf.Spec(c.num_steps, 1, c.num_steps + 1) if c else None  # SGLang's adjustment, topk 1
+        model = specperf.SpecPerf(spec, FAST["tokens_per_s"])
+        figures = result.by_batch[1]
+        assert figures.request_tokens_per_s is not None and figures.n == 8
+        want = model.expected_tokens_per_s(1)
+        assert abs(figures.request_tokens_per_s - want) / want < 0.2, (result.label, figures, want)
+        if c is not None:
+            assert figures.accept_length is not None
+            assert abs(figures.accept_length - model.expected_accept_length()) < 0.3, (result.label, figures)
+    # the speed-up is over the baseline at the same batch size, and speculation pays at batch 1
+    assert all((r.by_batch[1].speedup or 0) > 1.1 for r in done.combos)
+
+
+async def test_resume_keeps_what_was_measured(tmp_path: Path) -> None:
+    host, journal, first, _ = await sweep_on(tmp_path, "num_steps=1 eagle_topk=1 num_draft_tokens=2")
+    launched = len(journal.attempts())
+    options = Options(tuple(parse_grid("num_steps=1,2 eagle_topk=1 num_draft_tokens=3")), load(), resume=True)
+    lines: list[str] = []
+    async with connected(host) as session:
+        again = await run(
+            session, host.profiles["final"], options,
+            store=TuneStore(host.name, tmp_path / "journal"), journal=journal, say=lines.append,
+        )  # fmt: skip
+    assert [r.resumed for r in again.results] == [True, False, False]  # the baseline only: other combos
+    assert len(journal.attempts()) == launched + 2
+    kept, measured = again.results[0].by_batch[1], first.results[0].by_batch[1]
+    assert kept.tokens_per_s == pytest.approx(measured.tokens_per_s, abs=0.05)
+    assert any("measured before (--resume)" in line for line in lines)
