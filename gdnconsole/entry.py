@@ -10,7 +10,7 @@ import sys
 # The main group's commands (cli.main), which a first argument names instead of a host; a test keeps
 # this in step with cli/main.py.
 COMMANDS = frozenset(
-    {"open", "config", "hosts", "demo", "log", "status", "check", "launch", "stop", "adopt", "prompt"}
+    {"open", "config", "hosts", "demo", "log", "status", "check", "launch", "stop", "adopt", "prompt", "tune"}
 )
 
 

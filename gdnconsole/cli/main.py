@@ -38,6 +38,7 @@ LAZY_COMMANDS: dict[str, str] = {
     "stop": "gdnconsole.cli.launch:stop_cmd",
     "adopt": "gdnconsole.cli.launch:adopt_cmd",
     "prompt": "gdnconsole.cli.prompt:prompt_cmd",
+    "tune": "gdnconsole.cli.tune:tune_cmd",
 }
 
 
