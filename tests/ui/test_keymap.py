@@ -190,7 +190,7 @@ def test_the_dashboard_command_refuses_a_bad_keymap_before_opening(
     assert result.exit_code == 2 and not opened
     assert f'{path}:2: keys."dash.prompt": "?" is also the key of dash.help' in result.output
     path.write_text('[console]\nbell = true\nreadonly = true\n[keys]\n"dash.prompt" = "P"\n')
-    result = CliRunner().invoke(main, ["ct129"])
+    result = CliRunner().invoke(main, ["localhost"])  # an SSH target that resolves
     assert result.exit_code == 0, result.output
     assert opened[-1]["keymap"] == {**DASHBOARD_KEYMAP, "dash.prompt": "P"}  # type: ignore[index]
     assert opened[-1]["bell"] is True and opened[-1]["readonly"] is True  # type: ignore[index]
