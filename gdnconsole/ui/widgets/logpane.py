@@ -529,6 +529,9 @@ class LogPane(Vertical):
                 text.append("  paused", paused)
                 if view.new_lines:
                     text.append(f"  +{view.new_lines:,} new lines (end: resume)", paused)
+        for on, mode in ((view.wrap, "wrap"), (view.short_time, "HH:MM:SS")):
+            if on:
+                text.append(f"  {mode}")
         if self.filter_spec.active and view.matches is not None:
             text.append(f"  filter: {len(view.matches):,} lines")
             if self.filter_spec.regex:

@@ -23,11 +23,13 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from gdnconsole.logs.document import Fold, LineInfo
+from gdnconsole.ui.models import wrap
 from gdnconsole.ui.models.rows import Marker, RowMap
 from gdnconsole.ui.theme import LogPalette
 
 CACHE_CHARS = 4 << 20  # characters of line text kept in the cache
 H_STEP = 8  # columns per left/right key
+WRAP_CACHE_LINES = 2000  # wrapped lines whose pieces are kept (a few screens' worth)
 
 
 def render_row(
@@ -38,22 +40,28 @@ def render_row(
     x: int = 0,
     tag_width: int = 0,
     marker: Marker | None = None,
+    text: str | None = None,
+    continued: bool = False,
 ) -> Strip:
-    """One row: fold marker, rank tag, then the line's text from column ``x``, ``width`` cells wide."""
+    """One row: fold marker, rank tag, then the line's text from column ``x``, ``width`` cells wide.
+    ``text``: what to show instead of the line's body (a wrapped piece, a short timestamp);
+    ``continued``: a wrapped line's later piece, under the text of its first (no marker, no tag)."""
     segments: list[Segment] = []
-    if marker is None:
+    if continued:
+        segments.append(Segment(" " * (2 + (tag_width + 1 if tag_width else 0))))
+    elif marker is None:
         segments.append(Segment("  "))
     else:
         segments.append(Segment("▸ " if marker.folded else "▾ ", palette.fold))
-    if tag_width:
+    if tag_width and not continued:
         tag = (info.rank or "").ljust(tag_width)
         segments.append(Segment(tag, palette.rank_style(info.rank) if info.rank else None))
         segments.append(Segment(" "))
-    if marker is not None and marker.folded:
+    if marker is not None and marker.folded and not continued:
         segments.append(Segment(f"{marker.fold.size} lines ▸ ", palette.fold))
     # Crop by characters first (cheap), then by cells: wide characters may take two cells each.
-    text = info.body[x : x + width]
-    segments.append(Segment(text, palette.line_style(info.stage, info.severity)))
+    body = info.body if text is None else text
+    segments.append(Segment(body[x : x + width], palette.line_style(info.stage, info.severity)))
     return Strip(segments).crop(0, width)
 
 
@@ -113,6 +121,8 @@ class LogView(ScrollView, can_focus=True):
         Binding("right", "right", "Scroll right", show=False, id="log.right"),
         Binding("enter", "toggle_fold", "Fold", id="log.fold"),
         Binding("c", "copy_line", "Copy", id="log.copy"),
+        Binding("w", "toggle_wrap", "Wrap", id="log.wrap"),
+        Binding("T", "toggle_short_time", "Short timestamps (HH:MM:SS)", show=False, id="log.short_time"),
     ]
 
     class LinesWanted(Message):
@@ -144,6 +154,13 @@ class LogView(ScrollView, can_focus=True):
         self._pending: set[int] = set()
         self._wanted: set[int] = set()
         self.first_paint: float | None = None  # when a real line was first rendered (perf_counter)
+        self.wrap = False  # long lines go on in the rows below (models/wrap.py)
+        self.short_time = False  # leading dates and times cut to HH:MM:SS
+        self._pieces: dict[int, tuple[LineInfo, list[str]]] = {}  # line -> its wrapped pieces
+        self._pieces_width = 0
+        self._epoch = 0  # counts changes of the lines held, for the wrapped layout's cache
+        self._layout_key: tuple[int, ...] = ()
+        self._layout: list[tuple[int, int]] = []
 
     # -- data in ---------------------------------------------------------------------------------------
 
@@ -154,6 +171,7 @@ class LogView(ScrollView, can_focus=True):
             if info.rank and len(info.rank) > self.tag_width:
                 self.tag_width = len(info.rank)
             self._widest = max(self._widest, len(info.body))
+        self._epoch += 1
         if not self._pending and not self._wanted:
             self._stale = None  # everything asked for is read again
         self._resize()
@@ -237,7 +255,9 @@ class LogView(ScrollView, can_focus=True):
         self._resize()
 
     def _resize(self) -> None:
-        self.virtual_size = Size(self._widest + self.tag_width + 16, self.rows.count)
+        self._epoch += 1
+        wide = 0 if self.wrap else self._widest + self.tag_width + 16  # wrapped: no horizontal scroll
+        self.virtual_size = Size(wide, self.rows.count)
 
     # -- data out ----------------------------------------------------------------------------------------
 
@@ -263,20 +283,17 @@ class LogView(ScrollView, can_focus=True):
     # -- rendering -----------------------------------------------------------------------------------
 
     def render_line(self, y: int) -> Strip:
+        if self.wrap:
+            return self._render_wrapped(y)
         row = self.scroll_offset.y + y
         width = self.size.width
         base = self.rich_style
         if row >= self.rows.count:
             return Strip.blank(width, base)
         line = self.rows.line(row)
-        info = self.cache.get(line)
+        info = self._info(row)
         if info is None:
-            self._want(row)
-            info = None if self._stale is None else self._stale.get(line)
-        if info is None:
-            return Strip([Segment("  …", self.palette.dim)]).extend_cell_length(width).apply_style(base)
-        if self.first_paint is None:
-            self.first_paint = time.perf_counter()
+            return self._placeholder(width)
         strip = render_row(
             info,
             self.palette,
@@ -284,10 +301,106 @@ class LogView(ScrollView, can_focus=True):
             x=self.scroll_offset.x,
             tag_width=self.tag_width,
             marker=self.rows.marker(line),
+            text=self.text_of(info),
         ).extend_cell_length(width)
+        return self._styled(strip, row)
+
+    def _info(self, row: int) -> LineInfo | None:
+        """The line of ``row`` when the view has it (else asked for, and shown as before if it was)."""
+        line = self.rows.line(row)
+        info = self.cache.get(line)
+        if info is None:
+            self._want(row)
+            info = None if self._stale is None else self._stale.get(line)
+        if info is not None and self.first_paint is None:
+            self.first_paint = time.perf_counter()
+        return info
+
+    def _placeholder(self, width: int) -> Strip:
+        return (
+            Strip([Segment("  …", self.palette.dim)]).extend_cell_length(width).apply_style(self.rich_style)
+        )
+
+    def _styled(self, strip: Strip, row: int) -> Strip:
         if row == self.cursor:
             strip = strip.apply_style(self.palette.cursor)
-        return strip.apply_style(base)
+        return strip.apply_style(self.rich_style)
+
+    def text_of(self, info: LineInfo) -> str:
+        """The line's text as shown: its body, with a short timestamp when asked."""
+        return wrap.short_time(info.body) if self.short_time else info.body
+
+    # -- wrapped rows ------------------------------------------------------------------------------------
+
+    def _render_wrapped(self, y: int) -> Strip:
+        width = self.size.width
+        shown = self._wrapped_layout()
+        if y >= len(shown):
+            return Strip.blank(width, self.rich_style)
+        row, piece = shown[y]
+        info = self._info(row)
+        if info is None:
+            return self._placeholder(width)
+        parts = self._pieces_of(info)
+        strip = render_row(
+            info,
+            self.palette,
+            width=width,
+            tag_width=self.tag_width,
+            marker=self.rows.marker(info.number),
+            text=parts[min(piece, len(parts) - 1)],
+            continued=piece > 0,
+        ).extend_cell_length(width)
+        return self._styled(strip, row)
+
+    def _wrapped_layout(self) -> list[tuple[int, int]]:
+        """Which piece of which row each screen row shows, worked out once per change of what is shown."""
+        height = self.scrollable_content_region.height or self.size.height
+        key = (self.scroll_offset.y, self.size.width, height, self.rows.count, self.cursor, self._epoch)
+        if key != self._layout_key:
+            self._layout_key = key
+            self._layout = wrap.layout(
+                self.scroll_offset.y, self.rows.count, height, self.cursor, self._height
+            )
+        return self._layout
+
+    def _height(self, row: int) -> int:
+        info = self.cache.get(self.rows.line(row))
+        return 1 if info is None else len(self._pieces_of(info))
+
+    def _pieces_of(self, info: LineInfo) -> list[str]:
+        """The wrapped pieces of a line's text (a folded summary keeps one row, as its marker says)."""
+        width = self.scrollable_content_region.width or self.size.width  # not under the scrollbar
+        room = width - 2 - (self.tag_width + 1 if self.tag_width else 0)
+        if room != self._pieces_width:
+            self._pieces.clear()
+            self._pieces_width = room
+        held = self._pieces.get(info.number)
+        if held is not None and held[0] is info:
+            return held[1]
+        marker = self.rows.marker(info.number)
+        text = self.text_of(info)
+        parts = [text[: max(1, room)]] if marker is not None and marker.folded else wrap.pieces(text, room)
+        if len(self._pieces) > WRAP_CACHE_LINES:
+            self._pieces.clear()
+        self._pieces[info.number] = (info, parts)
+        return parts
+
+    def action_toggle_wrap(self) -> None:
+        self.wrap = not self.wrap
+        self.scroll_to(x=0, animate=False, immediate=True)
+        self._changed()
+
+    def action_toggle_short_time(self) -> None:
+        self.short_time = not self.short_time
+        self._pieces.clear()
+        self._changed()
+
+    def _changed(self) -> None:
+        self._resize()
+        self._follow_cursor()
+        self.refresh()
+        self.post_message(self.StateChanged())
 
     def _want(self, row: int) -> None:
         """Ask for the missing lines of the screen around ``row`` (once), after this render pass."""
