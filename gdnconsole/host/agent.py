@@ -138,6 +138,7 @@ F_SETPIPE_SZ = 1031  # fcntl command (Linux), not exported by Python 3.8's fcntl
 LOG_READ_MAX_RAW = 1024 * 1024  # raw frames cost nothing per byte to escape: bigger ones cost less per byte
 LOG_READ_MAX = 256 * 1024  # bytes read for one log message
 LOG_LINE_MAX = 1024 * 1024  # a partial line this long is sent without waiting for its newline
+SEEN_BYTES = 64  # bytes before the read position compared at each growth, to tell a copytruncate
 SMI_TIMEOUT_S = 10.0  # nvidia-smi can hang on a wedged driver; the agent must not
 PROC_YOUNG_S = 30.0  # a process this new may still exec or set its title: re-read its cmdline every scan
 PROC_FULL_RESCAN_S = 10.0  # every cmdline is re-read this often (pid reuse, late titles)
@@ -899,6 +900,15 @@ class Follower:
 
     The file stays open between polls: while the agent holds it, its inode cannot be reused by a file
     created at the same path, so "another inode at the path" reliably means the file was replaced.
+    Rotations are followed as ``tail -F`` does, and then some:
+
+    - rename (logrotate ``create``): the old file is read to its end before the new one; while the new
+      file is still empty the old one is followed on, since a server whose output was redirected keeps
+      writing to the file it opened;
+    - copytruncate: the file shrank, or the bytes before the read position are no longer the ones sent
+      (more was written after the truncation than the old file held): read again from byte 0;
+    - delete: the open file is followed on until another file appears at the path;
+    - the NUL hole that copytruncate leaves when the writer lacks ``O_APPEND`` is skipped, not sent.
     """
 
     def __init__(
@@ -921,10 +931,17 @@ class Follower:
         self._fd: int | None = None
         self._fd_id = (0, 0)  # (st_dev, st_ino) of the open file
         self._missing = False
+        self._seen = b""  # the last bytes before the read position, as read: a copytruncate changes them
+        self._switch_now = False  # the next file at the path is read at once, even while empty
+        self._hole = 0  # NUL bytes skipped since the last message, which the next one's offset covers
 
     @property
     def read_pos(self) -> int:
         return self.offset + len(self.pending)
+
+    def expect_new_file(self) -> None:
+        """The agent itself rotated the log for a launch: go to the new file at once, empty or not."""
+        self._switch_now = True
 
     def poll(self) -> float:
         """Send what is new; return how soon to look again (0: more is waiting already)."""
@@ -932,7 +949,7 @@ class Follower:
             return LOG_POLL_IDLE_S
         assert self._fd is not None
         size = os.fstat(self._fd).st_size
-        if size < self.read_pos:
+        if size < self.read_pos or not self._same_bytes_before(size):
             self._restart("truncated", self.inode)
         if size <= self.read_pos:
             return LOG_POLL_IDLE_S
@@ -944,26 +961,70 @@ class Follower:
             os.close(self._fd)
             self._fd = None
 
+    def _same_bytes_before(self, size: int) -> bool:
+        """Whether the bytes just before the read position are still those read (checked only when the
+        file grew: a copytruncate followed by more bytes than the old file held looks like growth)."""
+        seen = self._seen
+        if not seen or size <= self.read_pos:
+            return True
+        assert self._fd is not None
+        return os.pread(self._fd, len(seen), self.read_pos - len(seen)) == seen
+
     def _ensure_open(self) -> bool:
-        """Open the file at the path, unless the open one is still the file there."""
+        """Open the file at the path, unless the open one is still the file there (or must be finished)."""
         try:
             st = os.stat(self.path)
-            if self._fd is not None and (st.st_dev, st.st_ino) == self._fd_id:
+        except OSError as exc:
+            if self._fd is not None:
+                return True  # deleted: what the writer still writes goes to the open file
+            self._gone(exc.strerror or str(exc))
+            return False
+        if self._fd is not None:
+            if (st.st_dev, st.st_ino) == self._fd_id:
                 return True
-            self.close()
-            if not S_ISREG(st.st_mode):  # a directory cannot be read, a FIFO would block the agent
-                self._gone("not a regular file")
-                return False
-            self._fd = os.open(self.path, os.O_RDONLY)
+            if not self._leave_for(st):
+                return True
+        self.close()
+        if not S_ISREG(st.st_mode):  # a directory cannot be read, a FIFO would block the agent
+            self._gone("not a regular file")
+            return False
+        try:
+            self._fd = os.open(self.path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
         except OSError as exc:
             self._gone(exc.strerror or str(exc))
             return False
         opened = os.fstat(self._fd)  # the file actually opened, should the path change again meanwhile
+        if not S_ISREG(opened.st_mode):  # swapped for a FIFO between the stat and the open
+            self.close()
+            self._gone("not a regular file")
+            return False
         self._fd_id = (opened.st_dev, opened.st_ino)
         if self._opened is not None:
             self._opened(self.path)
         self._adopt(opened.st_ino)
         return True
+
+    def _leave_for(self, st: os.stat_result) -> bool:
+        """Another file is at the path: finish the open one first. True when it is time to switch: the
+        agent rotated the log itself, or the new file has bytes (a writer uses it now)."""
+        self._finish()
+        if self._switch_now or not S_ISREG(st.st_mode) or st.st_size > 0:
+            self._switch_now = False
+            return True
+        return False
+
+    def _finish(self) -> None:
+        """Send the rest of the open file, a last line without its newline ended as it is left."""
+        assert self._fd is not None
+        for _ in range(1 << 16):  # bounded: a file still written this fast is left at some point
+            size = os.fstat(self._fd).st_size
+            if size <= self.read_pos:
+                break
+            self._read(size)
+        if self.pending:
+            self._send_lines(self.pending, len(self.pending), os.fstat(self._fd).st_size)
+            self.offset += len(self.pending)
+        self.pending = b""
 
     def _adopt(self, inode: int) -> None:
         if self._missing:
@@ -989,7 +1050,7 @@ class Follower:
             )
 
     def _restart(self, reason: str, inode: int | None) -> None:
-        self.offset, self.pending, self.inode = 0, b"", inode
+        self.offset, self.pending, self.inode, self._seen, self._hole = 0, b"", inode, b"", 0
         self._send({"type": "log_reset", "path": self.path, "reason": reason, "inode": inode})
 
     def _read(self, size: int) -> None:
@@ -999,25 +1060,41 @@ class Follower:
         # Room for one message's worth; a long line being gathered grows by that much at a time.
         limit = LOG_READ_MAX_RAW if self.raw else LOG_READ_MAX
         room = limit - len(self.pending) if len(self.pending) < limit else limit
-        data = self.pending + os.pread(self._fd, min(room, size - start), start)
+        fresh = os.pread(self._fd, min(room, size - start), start)
+        if fresh:
+            self._seen = (self._seen + fresh)[-SEEN_BYTES:]
+        data = self.pending + fresh
+        hole = 0
+        if not self.pending:  # a copytruncate's hole (the writer kept its offset) holds no text
+            hole = len(data) - len(data.lstrip(b"\0"))
+            data = data[hole:]
         cut = complete_prefix(data)
         if cut:
-            message: dict[str, Any] = {
-                "type": "log",
-                "path": self.path,
-                "inode": self.inode,
-                "offset": self.offset,
-                "end": self.offset + cut,
-                "size": size,
-            }
-            if self.raw:
-                message["bytes"] = cut
-                self._send(message, data[:cut])
-            else:
-                message["data"] = data[:cut].decode("utf-8", "replace")
-                self._send(message)
-        self.offset += cut
+            self._send_lines(data[:cut], hole + cut, size)
+            self.offset += hole + cut
+        elif hole:
+            self.offset += hole  # (sent with the next line's message, whose offset covers it)
+            self._hole += hole
         self.pending = data[cut:]
+
+    def _send_lines(self, data: bytes, length: int, size: int) -> None:
+        """``data``: the text of the next ``length`` bytes of the file from the offset (less a NUL hole
+        before it, and less the newline of a file's unfinished last line, which the console adds)."""
+        start, self._hole = self.offset - self._hole, 0
+        message: dict[str, Any] = {
+            "type": "log",
+            "path": self.path,
+            "inode": self.inode,
+            "offset": start,
+            "end": self.offset + length,
+            "size": size,
+        }
+        if self.raw:
+            message["bytes"] = len(data)
+            self._send(message, data)
+        else:
+            message["data"] = data.decode("utf-8", "replace")
+            self._send(message)
 
 
 class GrowthWatch:
@@ -1390,6 +1467,8 @@ class Agent:
         try:
             self.refuse_if_running(log)
             rotate_log(log, request.get("rotate", True) is not False)
+            if self.follower is not None and os.path.abspath(self.follower.path) == log:
+                self.follower.expect_new_file()
             proc = start_detached(argv, env, cwd, log)
             record = self.record_of(proc.pid, argv, log, str(owner), adopted=False)
             record.update({"env": env, "cwd": os.path.abspath(cwd) if cwd else os.getcwd()})

@@ -103,14 +103,14 @@ class LogState:
     def caught_up(self) -> bool:
         return self.offset >= self.size
 
-    def restart(self, inode: int | None, *, own: bool = False) -> None:
+    def restart(self, inode: int | None, *, own: bool = False, reason: str = "replaced") -> None:
         """The file was truncated or replaced (a relaunch rewrote it): read it again from its start.
         ``own``: by this console's launch (it rotates the log)."""
         self.offset, self.inode, self.size, self.lines = 0, inode, 0, 0
         self.tail = ""
         self.resets += 1
         if self.doc is not None:
-            self.doc.clear(own=own)  # the mirror restarts with the parse
+            self.doc.clear(own=own, reason=reason)  # the mirror restarts with the parse
         else:
             self.meaning.reset()
 
@@ -501,7 +501,8 @@ class HostSession:
 
     def _on_log_reset(self, message: dict[str, Any]) -> None:
         # The agent rotates the log for our launch and says so before its reply: our own doing, no news.
-        self.log.restart(message.get("inode"), own=self._launching > 0)
+        reason = str(message.get("reason") or "replaced")
+        self.log.restart(message.get("inode"), own=self._launching > 0, reason=reason)
         self.decode_points.clear()
         self.log.seen = True
         self.notify("log")

@@ -121,6 +121,17 @@ def _without_rank(text: str, rank: str | None) -> str:
 
 # -- the document ------------------------------------------------------------------------------------
 
+RESTART_NEWS = {
+    "truncated": "the log was truncated (copytruncate, or rewritten in place): reading it from its new start",
+    "replaced": "the log was rotated or replaced: the old file was read to its end, now the new one",
+    "missing": "the log file is gone: waiting for it to come back",
+}
+
+
+def restart_news(reason: str | None) -> str | None:
+    """What to tell the user about a restart of the log (None: nothing, as when a log first appears)."""
+    return RESTART_NEWS.get(reason or "replaced")
+
 
 class LogDocument:
     """One log file: its index and its meaning (per-line stage, folds, the tracker). Methods are called
@@ -132,6 +143,7 @@ class LogDocument:
         self.meaning = meaning if meaning is not None else LogMeaning()
         self.generation = 1  # counts restarts of the file: a scan or read of an older file is thrown away
         self.own_restarts: set[int] = set()  # generations this console started itself (its launch's rotation)
+        self.restart_reasons: dict[int, str] = {}  # generation -> how the file restarted ("truncated", ...)
         self.scanned = False
 
     @property
@@ -182,6 +194,7 @@ class LogDocument:
             if growth.reset:
                 self.meaning.reset()
                 self.generation += 1
+                self.restart_reasons[self.generation] = growth.reason or "replaced"
                 self.scanned = True  # a relaunch's new log is read line by line from its start
             if self.scanned:
                 self._feed_through(self.index.complete)
@@ -338,15 +351,17 @@ class MirrorDocument(LogDocument):
         self.scanned = True  # every line is parsed as it is appended
         self.clear()
 
-    def clear(self, *, own: bool = False) -> None:
+    def clear(self, *, own: bool = False, reason: str = "replaced") -> None:
         """Empty the file and forget its lines (the log it copies restarted). ``own``: the restart is this
-        console's doing (a launch rotates the log), which is no news to tell the user about."""
+        console's doing (a launch rotates the log), which is no news to tell the user about. ``reason``:
+        how the log restarted, as the agent said ("truncated", "replaced", "missing", "appeared")."""
         with self.meaning.lock:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self.path.write_bytes(b"")
             self.meaning.reset()
             self.index.reset()
             self.generation += 1
+            self.restart_reasons[self.generation] = reason
             if own:
                 self.own_restarts.add(self.generation)
 
@@ -395,6 +410,8 @@ def _frame_rank(head: bytes) -> str | None:
 def _read_head(path: Path, count: int, max_bytes: int = 1 << 20) -> list[bytes]:
     with path.open("rb") as fh:
         data = fh.read(max_bytes)
+    if data.startswith(b"\0"):  # a copytruncate's NUL hole: the index reads past it, this preview cannot
+        return []
     lines = data.split(b"\n")
     if len(data) == max_bytes and len(lines) > 1:
         lines.pop()  # cut mid-line

@@ -3,8 +3,15 @@
 The index keeps one checkpoint (line number, byte offset) per 64 KiB block: about 16 000 pairs for a
 1 GB file. Reading line N seeks to the checkpoint at or before it and reads forward at most a block
 plus the lines asked for. The file may grow (new lines are indexed on the next ``update``), and may be
-truncated or replaced by a relaunch (a new inode, or a size smaller than what was indexed): the index
-then restarts from the new file's first byte.
+rotated as ``tail -F`` knows it:
+
+- truncated (a relaunch's ``>``, logrotate's copytruncate): the file shrank, or the last bytes indexed
+  are no longer there (more was written after the truncation than the file held): restart at byte 0;
+- renamed away or deleted: the index keeps the file open and reads it to its end; once a file with
+  bytes in it is at the path, the index restarts on that one.
+
+A line longer than ``LINE_CAP`` is read as its head and its tail around a note of its size: memory per
+line is bounded however long a line the file holds.
 """
 
 from __future__ import annotations
@@ -15,10 +22,16 @@ from bisect import bisect_right
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from stat import S_ISREG
+from typing import BinaryIO
 
 BLOCK = 64 << 10  # one checkpoint per block
 READ = 1 << 20  # bytes read at a time while indexing
 CHUNK_BLOCKS = 128  # blocks per chunk when walking the file (8 MiB)
+LINE_CAP = 1 << 20  # a line longer than this is read as its head and tail (bounded memory per line)
+LONG_HEAD = 24 << 10  # bytes of such a line kept from its start: what the view shows of it ...
+LONG_TAIL = 4 << 10  # ... and from its end
+SEEN = 64  # bytes before the indexed end compared at each update, to tell a copytruncate
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,6 +41,7 @@ class Growth:
     reset: bool
     before: int  # complete lines before the update (0 after a reset)
     after: int  # complete lines now
+    reason: str | None = None  # of a reset: "truncated" or "replaced" (renamed away or deleted, then new)
 
     @property
     def added(self) -> int:
@@ -50,6 +64,10 @@ class LineIndex:
         self.size = 0  # file size when last looked at
         self.identity: tuple[int, int] | None = None
         self._last_block = 0  # the block of the last checkpoint
+        # The file indexed, held open: a log renamed away or deleted is still read to its end. Readers take
+        # a reference before they read, so a switch to another file never closes one under them.
+        self._fh: BinaryIO | None = None
+        self._seen = b""  # the last bytes before `end`, as indexed
 
     # -- building ------------------------------------------------------------------------------------
 
@@ -66,6 +84,19 @@ class LineIndex:
         self.size = 0
         self.identity = None
         self._last_block = 0
+        self._fh = None
+        self._seen = b""
+
+    def _file(self) -> BinaryIO | None:
+        """The file indexed (opened at the path when none is held yet), None when there is none."""
+        fh = self._fh
+        if fh is None:
+            try:
+                fh = open(self.path, "rb", buffering=0)  # noqa: SIM115  (held across calls)
+            except OSError:
+                return None
+            self._fh = fh
+        return fh
 
     def update(
         self,
@@ -73,19 +104,52 @@ class LineIndex:
         cancelled: Callable[[], bool] | None = None,
     ) -> Growth:
         """Index what was appended since the last call; restart when the file was truncated or replaced."""
-        try:
-            st = self.path.stat()
-        except FileNotFoundError:
-            # Between a relaunch's unlink and its create: nothing to read yet, the next poll finds it.
-            return Growth(False, self.complete, self.complete)
         before = self.complete
-        reset = self.identity is not None and (_identity(st) != self.identity or st.st_size < self.size)
-        if reset:
+        reason = self._rotation()
+        if reason is not None:
             self.reset()
             before = 0
+        fh = self._file()
+        if fh is None:
+            # Missing (between a relaunch's rename and its create): nothing to read, the next poll looks.
+            return Growth(False, before, before)
+        st = os.fstat(fh.fileno())
+        if self.identity is not None and _identity(st) != self.identity:
+            self.reset()  # a file opened anew at the path after a reset is another file
+            reason, before = "replaced", 0
+            self._fh = fh
         self.identity = _identity(st)
-        self._index(st.st_size, progress, cancelled)
-        return Growth(reset, before, self.complete)
+        self._index(fh, st.st_size, progress, cancelled)
+        self._seen = os.pread(fh.fileno(), min(SEEN, self.end), self.end - min(SEEN, self.end))
+        return Growth(reason is not None, before, self.complete, reason)
+
+    def _rotation(self) -> str | None:
+        """How the file held was rotated since the last update, if it was and it is time to move on."""
+        fh = self._fh
+        if fh is None:
+            return None
+        held = os.fstat(fh.fileno())
+        if held.st_size < self.size or not self._same_seen(fh, held.st_size):
+            return "truncated"
+        try:
+            there = os.stat(self.path)
+        except OSError:
+            return None  # deleted: the held file is read on, what its writer adds included
+        if _identity(there) == _identity(held):
+            return None
+        indexed = self.complete
+        self._index(fh, held.st_size, None, None)  # the old file to its end, before the new one
+        if self.complete > indexed:
+            return None  # its last lines are shown first: the next update moves on
+        if there.st_size > 0 or not S_ISREG(there.st_mode):
+            return "replaced"
+        return None  # the new file is empty: the writer may still write to the old one
+
+    def _same_seen(self, fh: BinaryIO, size: int) -> bool:
+        seen = self._seen
+        if not seen or size < self.end:
+            return True
+        return os.pread(fh.fileno(), len(seen), self.end - len(seen)) == seen
 
     def extend(self, data: bytes) -> None:
         """Index ``data``: whole lines that were just appended to the file at ``end`` (by the caller, who
@@ -96,24 +160,23 @@ class LineIndex:
 
     def _index(
         self,
+        fh: BinaryIO,
         size: int,
         progress: Callable[[int, int], None] | None,
         cancelled: Callable[[], bool] | None,
     ) -> None:
-        with self.path.open("rb") as fh:
-            fh.seek(self.end)
-            pos = self.end
-            while pos < size:
-                if cancelled is not None and cancelled():
-                    return
-                buf = fh.read(min(READ, size - pos))
-                if not buf:
-                    break
-                self._index_buffer(buf, pos)
-                pos += len(buf)
-                self.size = max(self.size, pos)
-                if progress is not None:
-                    progress(pos, size)
+        pos = self.end
+        while pos < size:
+            if cancelled is not None and cancelled():
+                return
+            buf = os.pread(fh.fileno(), min(READ, size - pos), pos)
+            if not buf:
+                break
+            self._index_buffer(buf, pos)
+            pos += len(buf)
+            self.size = max(self.size, pos)
+            if progress is not None:
+                progress(pos, size)
         self.size = max(self.size, size)
 
     def _index_buffer(self, buf: bytes, base: int) -> None:
@@ -145,30 +208,20 @@ class LineIndex:
         return self._lines[i], self._offsets[i]
 
     def read(self, start: int, stop: int) -> list[bytes]:
-        """Lines ``[start, stop)`` as bytes without their newline (fewer at the end of the file)."""
+        """Lines ``[start, stop)`` as bytes without their newline (fewer at the end of the file); a line
+        longer than ``LINE_CAP`` as its head and tail (``capped``)."""
         stop = min(stop, self.line_count)
         if start >= stop:
             return []
         line, offset = self.checkpoint(start)
+        fh = self._file()
+        if fh is None:
+            return []
         out: list[bytes] = []
-        with self.path.open("rb") as fh:
-            fh.seek(offset)
-            rest = b""
-            while line < stop:
-                buf = fh.read(READ // 4)
-                if not buf:
-                    if rest and line >= start:
-                        out.append(rest)  # the last line, not yet ended by a newline
-                    break
-                parts = (rest + buf).split(b"\n")
-                rest = parts.pop()
-                for part in parts:
-                    if line >= start:
-                        out.append(part)
-                    line += 1
-                    if line >= stop:
-                        break
-        return out[: stop - start]
+        for number, raw in _lines_from(fh, offset, line, stop):
+            if number >= start:
+                out.append(raw)
+        return out
 
     def read_many(self, lines: list[int]) -> dict[int, bytes]:
         """Arbitrary lines (a filtered screen), read in runs of consecutive numbers."""
@@ -180,11 +233,14 @@ class LineIndex:
 
     def tail(self, count: int, *, max_bytes: int = 1 << 20) -> list[bytes]:
         """The last ``count`` lines, read from the end of the file (no index needed)."""
-        with self.path.open("rb") as fh:
-            size = fh.seek(0, os.SEEK_END)
-            start = max(0, size - max_bytes)
-            fh.seek(start)
-            data = fh.read(size - start)
+        try:
+            with self.path.open("rb") as fh:
+                size = fh.seek(0, os.SEEK_END)
+                start = max(0, size - max_bytes)
+                fh.seek(start)
+                data = fh.read(size - start)
+        except OSError:
+            return []  # gone between the stat and the open: nothing to preview
         lines = data.split(b"\n")
         if lines and lines[-1] == b"":
             lines.pop()
@@ -199,14 +255,21 @@ class LineIndex:
         counting newlines; the last one ends after the last newline indexed."""
         stop = min(stop, self.complete)
         i = bisect_right(self._lines, start) - 1
-        with self.path.open("rb") as fh:
-            while i < len(self._lines) and self._lines[i] < stop:
-                j = i + CHUNK_BLOCKS
-                hi = self._offsets[j] if j < len(self._offsets) else self.end
-                lo = self._offsets[i]
-                fh.seek(lo)
-                yield self._lines[i], fh.read(hi - lo)
-                i = j
+        fh = self._file()
+        if fh is None:
+            return
+        while i < len(self._lines) and self._lines[i] < stop:
+            j = i + CHUNK_BLOCKS
+            hi = self._offsets[j] if j < len(self._offsets) else self.end
+            lo = self._offsets[i]
+            if hi - lo > 2 * CHUNK_BLOCKS * BLOCK:  # a giant line inside: read it capped, not whole
+                yield from _capped_chunks(fh, lo, self._lines[i], min(stop, self._line_at_or_after(j)))
+            else:
+                yield self._lines[i], os.pread(fh.fileno(), hi - lo, lo)
+            i = j
+
+    def _line_at_or_after(self, checkpoint: int) -> int:
+        return self._lines[checkpoint] if checkpoint < len(self._lines) else self.complete
 
     def chunks_backward(self, stop: int) -> Iterator[tuple[int, bytes]]:
         """Whole-line chunks covering lines ``[0, stop)``, last chunk first."""
@@ -231,3 +294,75 @@ def _runs(numbers: list[int]) -> Iterator[tuple[int, int]]:
         yield first, last
         first = last = n
     yield first, last
+
+
+def capped(head: bytes, size: int, tail: bytes) -> bytes:
+    """A line of ``size`` bytes too long to hold, as its head and tail around a note of its size."""
+    note = f" … [line of {size:,} bytes: {size - len(head) - len(tail):,} not shown] … ".encode()
+    return head + note + tail
+
+
+class _LongLine:
+    """The bytes of one line as they are read, keeping no more than its head and its tail."""
+
+    def __init__(self) -> None:
+        self.head = b""
+        self.tail = b""
+        self.size = 0
+        self.long = False  # over the cap: only the ends are kept
+
+    def add(self, data: bytes) -> None:
+        if not self.size:
+            data = data.lstrip(b"\0")  # a copytruncate's NUL hole before the line is not text
+        self.size += len(data)
+        if not self.long:
+            self.head += data
+            if len(self.head) <= LINE_CAP:
+                return
+            self.long = True
+            data, self.head = self.head[LONG_HEAD:], self.head[:LONG_HEAD]
+        self.tail = (self.tail + data[-LONG_TAIL:])[-LONG_TAIL:]
+
+    def take(self) -> bytes:
+        line = capped(self.head, self.size, self.tail) if self.long else self.head
+        self.head, self.tail, self.size, self.long = b"", b"", 0, False
+        return line
+
+
+def _lines_from(fh: BinaryIO, offset: int, line: int, stop: int) -> Iterator[tuple[int, bytes]]:
+    """(number, line) from line ``line`` at byte ``offset`` up to line ``stop``, each one bounded; the
+    file's last line is given even without its newline."""
+    rest = _LongLine()
+    while line < stop:
+        buf = os.pread(fh.fileno(), READ // 4, offset)
+        if not buf:
+            if rest.size:
+                yield line, rest.take()
+            return
+        offset += len(buf)
+        parts = buf.split(b"\n")
+        if len(parts) == 1:
+            rest.add(buf)
+            continue
+        rest.add(parts[0])
+        yield line, rest.take()
+        line += 1
+        for part in parts[1:-1]:
+            if line >= stop:
+                return
+            yield line, part.lstrip(b"\0")  # shorter than one read: never over the cap
+            line += 1
+        rest.add(parts[-1])
+
+
+def _capped_chunks(fh: BinaryIO, offset: int, line: int, stop: int) -> Iterator[tuple[int, bytes]]:
+    """Whole-line chunks of lines ``[line, stop)`` from ``offset``, giant lines capped."""
+    first, out, size = line, [], 0
+    for number, raw in _lines_from(fh, offset, line, stop):
+        out.append(raw + b"\n")
+        size += len(raw) + 1
+        if size >= CHUNK_BLOCKS * BLOCK:
+            yield first, b"".join(out)
+            first, out, size = number + 1, [], 0
+    if out:
+        yield first, b"".join(out)

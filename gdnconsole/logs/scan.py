@@ -16,11 +16,14 @@ from __future__ import annotations
 import mmap
 import os
 import re
+import stat
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 from gdnconsole.errors import ConsoleError
+from gdnconsole.logs.lineindex import LINE_CAP, LONG_HEAD, LONG_TAIL, READ, capped
 
 FastScan = Callable[[bytes, int, int], tuple[int, list[tuple[int, int, int]]]]
 try:  # built from _linescan.c when a compiler was there at install time (pyproject: optional)
@@ -198,7 +201,7 @@ def _lines_that_matter(
     """(lines in ``buf[:cut]``, records): one C pass when the extension is built, else the walker."""
     if FAST_SCAN is not None:
         count, spans = FAST_SCAN(buf, 0, cut)
-        return count, [(first_line + index, buf[start:stop]) for index, start, stop in spans]
+        return count, [(first_line + index, _bounded(buf, start, stop)) for index, start, stop in spans]
     walker = _Walker(buf, first_line, needle)
     count = buf.count(b"\n", 0, cut)
     walker.walk(0, cut, count, walker.boring_count(0, cut))
@@ -214,23 +217,26 @@ def _scan_span(path: str, start: int, end: int) -> tuple[int, list[tuple[int, by
     needle: bytes | None = None
     carry = b""
     with open(path, "rb") as fh:
-        fh.seek(start)
-        remaining = end - start
-        while remaining > 0:
-            block = fh.read(min(CHUNK, remaining))
+        pos = start  # where the next block is read
+        while pos < end:
+            block = os.pread(fh.fileno(), min(CHUNK, end - pos), pos)
             if not block:
                 break
-            remaining -= len(block)
+            pos += len(block)
             buf = carry + block
             cut = buf.rfind(b"\n") + 1
-            if remaining <= 0 and cut < len(buf):
+            if cut == 0 and len(buf) > LINE_CAP:  # a giant line: its ends only, not its whole
+                pos = _giant_line(fh, pos - len(buf), end, line, records)
+                line, carry = line + 1, b""
+                continue
+            if pos >= end and cut < len(buf):
                 buf += b"\n"  # the file's last line has no newline
                 cut = len(buf)
             carry = buf[cut:]
             if needle is None:
                 needle = _batch_needle(buf)
             count, found = _lines_that_matter(buf, cut, line, needle)
-            records.extend(found)
+            records.extend((n, _bounded(raw, 0, len(raw))) for n, raw in found)
             line += count
     return line - 1, records
 
@@ -245,23 +251,57 @@ def _scan_span_mapped(
     pos = start
     with open(path, "rb") as fh:
         end = min(end, os.fstat(fh.fileno()).st_size)
-        window = WINDOW
         while pos < end:
             base = pos - pos % mmap.ALLOCATIONGRANULARITY
-            length = min(end, pos + window) - base
+            length = min(end, pos + WINDOW) - base
             with mmap.mmap(fh.fileno(), length, access=mmap.ACCESS_READ, offset=base) as mm:
                 stop = length
                 if base + length < end:  # not the last window: end it after its last whole line
                     stop = mm.rfind(b"\n", pos - base, length) + 1
-                    if stop == 0:
-                        window *= 2  # one line longer than the window: map more of it
+                    if stop == 0:  # one line longer than the window: read its ends, map none of it
+                        pos = _giant_line(fh, pos, end, line, records)
+                        line += 1
                         continue
                 count, spans = scan_fn(mm, pos - base, stop)  # type: ignore[arg-type]  # a bytes-like buffer
-                records.extend((line + index, mm[s:e]) for index, s, e in spans)
+                records.extend((line + index, _bounded(mm, s, e)) for index, s, e in spans)
             line += count
             pos = base + stop
-            window = WINDOW
     return line - 1, records
+
+
+_NOT_NUL = re.compile(rb"[^\x00]")
+
+
+def _giant_line(fh: BinaryIO, pos: int, end: int, line: int, records: list[tuple[int, bytes]]) -> int:
+    """Record the line at ``pos`` that no window holds whole (as its head and tail); return where the
+    next line starts."""
+    at, text = pos, -1  # where the newline is, and where the text starts (after a NUL hole)
+    while at < end:
+        block = os.pread(fh.fileno(), min(READ, end - at), at)
+        if text < 0 and (first := _NOT_NUL.search(block)) is not None:
+            text = at + first.start()
+        found = block.find(b"\n")
+        if found >= 0:
+            at += found
+            break
+        at += READ
+    at = min(at, end)
+    pos = max(pos, text) if text >= 0 else at
+    if at - pos <= LINE_CAP:
+        records.append((line, os.pread(fh.fileno(), at - pos, pos)))
+    else:
+        head, tail = os.pread(fh.fileno(), LONG_HEAD, pos), os.pread(fh.fileno(), LONG_TAIL, at - LONG_TAIL)
+        records.append((line, capped(head, at - pos, tail)))
+    return at + 1
+
+
+def _bounded(buf: mmap.mmap | bytes, start: int, stop: int) -> bytes:
+    """The line ``buf[start:stop]``; a giant one as its head and tail (memory per line stays bounded)."""
+    text = _NOT_NUL.search(buf, start, stop)  # a copytruncate's NUL hole before the line is not text
+    start = text.start() if text is not None else stop
+    if stop - start <= LINE_CAP:
+        return buf[start:stop]
+    return capped(buf[start : start + LONG_HEAD], stop - start, buf[stop - LONG_TAIL : stop])
 
 
 def _split_point(path: Path, size: int) -> int:
@@ -283,14 +323,32 @@ def check_readable(path: Path) -> int:
         raise LogReadError(f"{path}: {exc.strerror}") from None
     if path.is_dir():
         raise LogReadError(f"{path}: is a directory, not a log file")
+    if not stat.S_ISREG(st.st_mode):  # a FIFO would block the read, a device would never end
+        raise LogReadError(f"{path}: is not a regular file (a FIFO, device or socket), not a log file")
     try:
         with path.open("rb") as fh:
-            head = fh.read(8192)
+            head = _text_head(fh)
     except OSError as exc:
         raise LogReadError(f"{path}: cannot read: {exc.strerror}") from None
     if _looks_binary(head):
         raise LogReadError(f"{path}: looks like a binary file, not a text log")
     return st.st_size
+
+
+def _text_head(fh: BinaryIO) -> bytes:
+    """The first bytes of text, after the NUL hole that a copytruncate leaves when the writer lacks
+    O_APPEND (a sparse hole is skipped without reading it)."""
+    fd = fh.fileno()
+    try:
+        pos = os.lseek(fd, 0, os.SEEK_DATA)
+    except OSError:  # no data at all, or a file system that cannot say
+        pos = 0
+    while True:
+        block = os.pread(fd, READ, pos)
+        text = block.lstrip(b"\0")
+        if text or not block:
+            return text[:8192]
+        pos += len(block)
 
 
 def _looks_binary(head: bytes) -> bool:

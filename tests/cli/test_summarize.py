@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from pathlib import Path
 
@@ -115,6 +116,7 @@ def test_a_file_without_trailing_newline_counts_its_last_line(tmp_path: Path) ->
         (lambda p: p / "missing.log", "no such file"),
         (lambda p: p, "is a directory"),
         (lambda p: (p / "bin.log").write_bytes(b"\x00\x01\x02ELF" * 100) and p / "bin.log", "binary"),
+        (lambda p: os.mkfifo(p / "fifo.log") or p / "fifo.log", "not a regular file"),  # would block
     ],
 )
 def test_unreadable_inputs_exit_2_with_a_clear_message(tmp_path: Path, make, message: str) -> None:
@@ -157,3 +159,25 @@ def test_the_fast_scan_sees_the_same_story_as_reading_every_line(tmp_path: Path)
     parallel = logscan.scan(log, parallel=True)
     assert parallel.lines == fast.lines
     assert summary(track(logscan.decoded(parallel.records)), file="x", lines=parallel.lines) == slow_summary
+
+
+def test_a_log_that_begins_with_a_nul_hole_is_read_past_it(tmp_path: Path) -> None:
+    """What copytruncate leaves when the server's stdout lacks O_APPEND: the writer goes on at its old
+    offset, and the file begins with a hole of NUL bytes."""
+    log = tmp_path / "serve.log"
+    with log.open("wb") as fh:
+        fh.seek(3 << 20)
+        fh.write(CRASH_TAIL.encode())
+    data = json.loads(summarize(log, "--json").stdout)
+    assert data["fatal"] is not None and "\x00" not in json.dumps(data)
+
+
+def test_log_view_refuses_a_fifo_at_once_instead_of_waiting_for_a_writer(tmp_path: Path) -> None:
+    fifo = tmp_path / "serve.log"
+    os.mkfifo(fifo)
+    result = subprocess.run(
+        [GDNCONSOLE, "log", "view", str(fifo)], capture_output=True, text=True, timeout=60
+    )
+    assert (
+        result.returncode == 2 and "not a regular file" in result.stderr and "Traceback" not in result.stderr
+    )

@@ -578,8 +578,76 @@ def test_a_missing_file_is_reported_and_followed_when_it_appears(
     assert (appeared["reason"], appeared["inode"]) == ("appeared", log.stat().st_ino)
     assert a.next("log")["data"] == "hello\n"
 
-    log.unlink()
-    assert a.next("log_reset")["reason"] == "missing"
+    with log.open("ab") as writer:  # deleted while its writer writes on: what it writes is still read
+        log.unlink()
+        writer.write(b"after the delete\n")
+    assert a.next("log")["data"] == "after the delete\n"
+    log.write_bytes(b"recreated\n")
+    replaced = a.next("log_reset")
+    assert (replaced["reason"], replaced["inode"]) == ("replaced", log.stat().st_ino)
+    assert a.next("log")["data"] == "recreated\n"
+
+
+def test_copytruncate_then_more_than_the_old_file_held_loses_no_line(
+    sim_host: SimHostFactory, start_agent: Callable[..., Agent], tmp_path: Path
+) -> None:
+    log = tmp_path / "serve.log"
+    log.write_bytes(lines(0, 14))
+    a = start_agent(sim_host())
+    a.send(op="follow", path=str(log), offset=0, inode=None)
+    collect(a, log, len(lines(0, 14)))
+
+    with log.open("r+b") as fh:  # within one poll: truncated, then more bytes than the old file held
+        fh.truncate(0)
+        fh.write(lines(14, 40))
+    assert a.next("log_reset")["reason"] == "truncated"
+    data, messages = collect(a, log, len(lines(14, 40)))
+    assert messages[0]["offset"] == 0 and data == lines(14, 40)
+
+
+def test_a_renamed_log_is_finished_and_followed_while_the_new_one_is_empty(
+    sim_host: SimHostFactory, start_agent: Callable[..., Agent], tmp_path: Path
+) -> None:
+    log = tmp_path / "serve.log"
+    log.write_bytes(lines(0, 5))
+    a = start_agent(sim_host())
+    a.send(op="follow", path=str(log), offset=0, inode=None)
+    collect(a, log, len(lines(0, 5)))
+
+    with log.open("ab") as server:  # its stdout: it keeps writing to the file it opened
+        log.rename(tmp_path / "serve.log.1")
+        log.write_bytes(b"")  # logrotate's `create`
+        server.write(lines(5, 9))
+        server.flush()
+        data, _ = collect(a, log, len(lines(0, 9)))
+        assert data == lines(5, 9)
+        server.write(b"unfinished")
+        server.flush()
+        log.write_bytes(b"new file\n")  # a writer uses the new file now: the old one is finished first
+        last = a.next("log")
+        assert (last["data"], last["offset"]) == ("unfinished", len(lines(0, 9)))
+    reset = a.next("log_reset")
+    assert (reset["reason"], reset["inode"]) == ("replaced", log.stat().st_ino)
+    assert a.next("log")["data"] == "new file\n"
+
+
+def test_the_nul_hole_of_a_copytruncate_is_skipped(
+    sim_host: SimHostFactory, start_agent: Callable[..., Agent], tmp_path: Path
+) -> None:
+    log = tmp_path / "serve.log"
+    log.write_bytes(lines(0, 100))
+    a = start_agent(sim_host())
+    a.send(op="follow", path=str(log), offset=0, inode=None)
+    collect(a, log, len(lines(0, 100)))
+
+    held = len(lines(0, 100))
+    with log.open("r+b") as fh:  # copytruncate, and a writer without O_APPEND writes at its own offset
+        fh.truncate(0)
+        fh.seek(held + 10)
+        fh.write(b"after the hole\n")
+    assert a.next("log_reset")["reason"] == "truncated"
+    message = a.next("log")
+    assert (message["data"], message["offset"], message["end"]) == ("after the hole\n", 0, held + 25)
 
 
 def test_a_new_agent_resumes_exactly_where_the_last_one_stopped(

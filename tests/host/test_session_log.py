@@ -54,3 +54,44 @@ def test_without_a_mirror_only_the_parse_is_kept() -> None:
     assert current is not None and current.fatal is not None
     log.restart(None)
     assert log.lines == 0 and log.tracker.startups == [] and log.resets == 1
+
+
+async def test_every_line_reaches_the_console_once_and_in_order_through_both_rotations(
+    tmp_path: Path,
+) -> None:
+    """logrotate's copytruncate (followed, within one poll, by more than the old file held) and its
+    rename + create (the server writing on to the renamed file): no line is lost and none is read twice;
+    the mirror says how the log restarted."""
+    host = sim_host(tmp_path)
+    simulated.environment(host)
+    log = simulated.workdir(host) / host.log
+    log.write_text(text([f"line {i}" for i in range(14)]))
+    session = HostSession(host, sample_interval=0.5, backoff=FAST_BACKOFF, mirror=tmp_path / "mirror.log")
+    seen: list[str] = []  # every line as the session takes it in
+    take = session.log.append
+
+    def append(data: bytes) -> None:
+        seen.extend(data.decode().splitlines())
+        take(data)
+
+    session.log.append = append  # type: ignore[method-assign]
+    async with running(session):
+        assert await session.wait_until(lambda: session.log.lines == 14, 20)
+        with log.open("r+b") as fh:
+            fh.truncate(0)
+            fh.write(text([f"line {i}" for i in range(14, 40)]).encode())
+        assert await session.wait_until(lambda: len(seen) >= 40, 20)
+        doc = session.log.doc
+        assert doc is not None and doc.restart_reasons[doc.generation] == "truncated"
+
+        with log.open("ab") as server:
+            log.rename(log.with_name(log.name + ".1"))
+            log.write_bytes(b"")
+            server.write(text([f"line {i}" for i in range(40, 50)]).encode())
+            server.flush()
+            assert await session.wait_until(lambda: len(seen) >= 50, 20)
+        log.write_text(text([f"line {i}" for i in range(50, 55)]))
+        assert await session.wait_until(lambda: len(seen) >= 55, 20)
+        assert doc.restart_reasons[doc.generation] == "replaced"
+        assert doc.path.read_text() == text([f"line {i}" for i in range(50, 55)])
+    assert seen == [f"line {i}" for i in range(55)]

@@ -144,3 +144,71 @@ def test_following_document_feeds_the_tracker_and_restarts(tmp_path: Path) -> No
     write_log(path, ct129_lines()[:5])
     growth = doc.poll()
     assert growth.reset and doc.fed == 5 and len(doc.tracker.startups) == 1 and doc.first_error() is None
+
+
+# -- rotations, as tail -F meets them, and giant lines -------------------------------------------------
+
+
+def test_copytruncate_then_more_than_the_old_file_held_restarts_at_byte_zero(tmp_path: Path) -> None:
+    path = write_log(tmp_path / "a.log", [f"old {i}" for i in range(13)])
+    index = LineIndex(path)
+    index.update()
+    with path.open("r+b") as fh:  # copytruncate, then the writer goes on before the next look
+        fh.truncate(0)
+        fh.write("".join(f"new {i}\n" for i in range(14, 22)).encode() * 2)
+    growth = index.update()
+    assert (growth.reset, growth.reason) == (True, "truncated")
+    assert [r.decode() for r in index.read(0, 3)] == ["new 14", "new 15", "new 16"]
+
+
+def test_a_renamed_log_is_read_to_its_end_before_the_new_file(tmp_path: Path) -> None:
+    path = write_log(tmp_path / "a.log", ["one", "two"])
+    index = LineIndex(path)
+    index.update()
+    with path.open("ab") as writer:  # the server's redirect: it keeps writing to the file it opened
+        path.rename(tmp_path / "a.log.1")
+        path.write_bytes(b"")  # logrotate's `create`
+        writer.write(b"three\n")
+        writer.flush()
+        growth = index.update()
+        assert (growth.reset, growth.added) == (False, 1)  # the new file is empty: the old one goes on
+        writer.write(b"four\n")
+        writer.flush()
+        assert index.update().added == 1
+        assert [r.decode() for r in index.read(0, 9)] == ["one", "two", "three", "four"]
+    path.write_bytes(b"fresh\n")  # someone writes to the new file: move on, once the old one is read
+    growth = index.update()
+    assert (growth.reset, growth.reason) == (True, "replaced")
+    assert index.read(0, 9) == [b"fresh"]
+
+
+def test_a_deleted_log_is_followed_until_another_file_appears(tmp_path: Path) -> None:
+    path = write_log(tmp_path / "a.log", ["one"])
+    index = LineIndex(path)
+    index.update()
+    with path.open("ab") as writer:
+        path.unlink()
+        writer.write(b"two\n")
+        writer.flush()
+        assert index.update().added == 1
+        assert index.read(0, 9) == [b"one", b"two"]
+    path.write_bytes(b"again\n")
+    assert index.update().reason == "replaced"
+    assert index.read(0, 9) == [b"again"]
+
+
+def test_a_giant_line_is_read_as_its_head_and_tail_with_its_size(tmp_path: Path) -> None:
+    path = tmp_path / "a.log"
+    size = 2 * logindex.CHUNK_BLOCKS * logindex.BLOCK + 5  # more than a chunk: chunks cap it too
+    with path.open("wb") as fh:
+        fh.write(b"before\n" + b"H" * logindex.LONG_HEAD + b"m" * (size - logindex.LONG_HEAD - 4) + b"TAIL")
+        fh.write(b"\nafter\n")
+    index = LineIndex(path)
+    index.update()
+    before, giant, after = index.read(0, 3)
+    assert (before, after) == (b"before", b"after")
+    assert len(giant) < logindex.LONG_HEAD + logindex.LONG_TAIL + 100
+    assert giant.startswith(b"H" * logindex.LONG_HEAD) and giant.endswith(b"mTAIL")
+    assert f"line of {size:,} bytes".encode() in giant
+    chunked = b"".join(data for _, data in index.chunks(0, 3))
+    assert chunked.split(b"\n")[:-1] == [before, giant, after]

@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gdnconsole.logs import scan as logscan
+from gdnconsole.logs.lineindex import LINE_CAP
 from gdnconsole.sglang.summary import summary, track
 
 DECODE = "[2026-11-30 10:00:00 TP0] Decode batch, #running-req: 1, #token: 9, token usage: 0.00, cuda graph: True, gen throughput (token/s): 9.00, #queue-req: 0"
@@ -110,7 +111,7 @@ def test_the_first_batch_line_of_each_rank_is_kept(
 
 
 @pytest.mark.skipif(logscan.FAST_SCAN is None, reason="the C scanner was not built")
-def test_mapped_windows_split_at_line_ends_and_grow_for_long_lines(
+def test_mapped_windows_split_at_line_ends_and_read_lines_longer_than_a_window(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(logscan, "WINDOW", 64 * 1024)
@@ -123,3 +124,20 @@ def test_mapped_windows_split_at_line_ends_and_grow_for_long_lines(
     full = story(len(lines), [(n, line.encode()) for n, line in enumerate(lines, 1)])
     assert story(result.lines, result.records) == full
     assert any(len(raw) > 200_000 for _, raw in result.records)
+
+
+@pytest.mark.parametrize("fast", [True, False], ids=["c", "python"])
+def test_a_giant_line_is_kept_as_its_head_and_tail(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fast: bool
+) -> None:
+    if not fast:
+        monkeypatch.setattr(logscan, "FAST_SCAN", None)
+    elif logscan.FAST_SCAN is None:
+        pytest.skip("the C scanner was not built")
+    path = tmp_path / "giant.log"
+    size = 3 * LINE_CAP
+    path.write_bytes(b"[2026-11-30 10:00:01] " + b"y" * (size - 26) + b"TAIL\n" + DECODE.encode() + b"\n")
+    result = logscan.scan(path, parallel=False)
+    assert result.lines == 2
+    giant = result.records[0][1]
+    assert len(giant) < LINE_CAP // 10 and giant.endswith(b"yTAIL") and f"{size:,} bytes".encode() in giant

@@ -170,3 +170,39 @@ async def test_lines_read_again_for_their_meaning_stay_on_screen_meanwhile(tmp_p
         assert row_texts(app) == before and view.reading  # the old rows, while they are read again
         await settle(pilot)
         assert row_texts(app) == before and not view.reading
+
+
+async def test_a_rotated_log_is_read_to_its_end_then_the_new_file_with_a_word_of_what_happened(
+    tmp_path: Path,
+) -> None:
+    """logrotate's rename + create while the server writes on: the view shows the old file's last lines,
+    then the new file once something writes to it, and says so; a delete does not end the view."""
+    log = write_log(tmp_path / "serve.log", ["one", "two"])
+    app = make_app(log, follow=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen, view = app.log_screen, app.log_screen.view
+        with log.open("a") as server:
+            log.rename(tmp_path / "serve.log.1")
+            log.write_text("")
+            server.write("three\n")
+            server.flush()
+            screen.poll()
+            await settle(pilot)
+            assert [t.strip() for t in row_texts(app)[:3]] == ["one", "two", "three"]
+        append(log, ["fresh"])
+        screen.poll()
+        await settle(pilot)
+        screen.poll()  # (the first look finishes the old file, the next one moves on)
+        await settle(pilot)
+        assert view.total == 1 and row_texts(app)[0].strip() == "fresh"
+        assert any("rotated or replaced" in str(n.message) for n in app._notifications)
+
+        log.unlink()  # deleted: nothing to read, nothing breaks
+        screen.poll()
+        await settle(pilot)
+        assert view.total == 1 and row_texts(app)[0].strip() == "fresh"
+        append(log, ["back"])
+        screen.poll()
+        await settle(pilot)
+        assert row_texts(app)[0].strip() == "back"
