@@ -23,8 +23,9 @@ from gdnconsole.sglang.launch import redact, redact_env
 
 JOURNAL_DIR_ENV = "GDNCONSOLE_JOURNAL_DIR"
 
-Outcome = Literal["running", "verified", "ready", "crashed", "rejected", "stopped", "timeout"]
-FINAL_OUTCOMES = frozenset({"verified", "ready", "crashed", "rejected", "stopped", "timeout"})
+# "rejected": the checker refused the flags; "refused": the host did (the agent, memory others hold).
+Outcome = Literal["running", "verified", "ready", "crashed", "rejected", "refused", "stopped", "timeout"]
+FINAL_OUTCOMES = frozenset({"verified", "ready", "crashed", "rejected", "refused", "stopped", "timeout"})
 
 
 @dataclass(frozen=True)

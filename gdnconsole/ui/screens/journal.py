@@ -52,6 +52,7 @@ def outcome_style(outcome: str, tones: Tones) -> Style:
         "ready": tones.success,
         "crashed": tones.bad,
         "rejected": tones.error,
+        "refused": tones.error,
         "timeout": tones.warn,
         "stopped": DIM,
         "running": tones.primary,
