@@ -1462,6 +1462,11 @@ class Agent:
         if not isinstance(log, str) or not log or not (cwd is None or isinstance(cwd, str)):
             raise BadRequest("launch needs a log path (and cwd a string or null)")
         log = os.path.abspath(log)
+        if not os.path.isdir(os.path.dirname(log)):
+            raise BadRequest(
+                f"the log's directory {os.path.dirname(log)} does not exist here: create it, or set the"
+                " host's log to a file in a directory that exists"
+            )
         lock = beside(log, LOCK_NAME)
         stale = take_lock(lock, str(owner))
         try:

@@ -16,7 +16,8 @@ import getpass
 import os
 import socket
 import time
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -162,11 +163,24 @@ async def launch(
     spec, attempt = _begin(session, profile, check, journal)
     if attempt.outcome == "rejected":
         return attempt
-    leftovers = _crashed_leftovers(session)
-    _refuse_for_memory(session, spec, profile, ours=leftovers)
-    if leftovers:
-        await _wait_for_leftovers(session, spec, profile, leftovers, on_progress or (lambda _: None))
-    return await _start(session, spec, attempt, journal)
+    with _journaled_refusal(attempt, journal):
+        leftovers = _crashed_leftovers(session)
+        _refuse_for_memory(session, spec, profile, ours=leftovers)
+        if leftovers:
+            await _wait_for_leftovers(session, spec, profile, leftovers, on_progress or (lambda _: None))
+        return await _start(session, spec, attempt, journal)
+
+
+@contextmanager
+def _journaled_refusal(attempt: Attempt, journal: Journal) -> Iterator[None]:
+    """A launch the host refuses (a log directory that does not exist, memory held by others, a server
+    that is not ours) is an attempt too: journaled as "refused", with the reason, before it is raised."""
+    try:
+        yield
+    except LaunchRefused as exc:
+        attempt.outcome, attempt.fatal = "refused", Fatal(None, str(exc))
+        journal.record(attempt)
+        raise
 
 
 async def _wait_for_leftovers(
@@ -550,14 +564,15 @@ async def relaunch(
     if attempt.outcome == "rejected":
         say(f"rejected by the checker: {attempt.rule}")
         return attempt
-    old = session.launched_pid
-    _refuse_foreign_server(session, profile, old)
-    leftovers = _crashed_leftovers(session)
-    _refuse_for_memory(session, spec, profile, ours=_server_pids(session, old) | leftovers)
-    if old is not None:
-        await _stop(session, STOP_GRACE_S, journal, say)  # returns once the old server's memory is free
-        _refuse_for_memory(session, spec, profile, ours=set())
-    elif leftovers:
-        await _wait_for_leftovers(session, spec, profile, leftovers, say)
-    say("starting the server")
-    return await _start(session, spec, attempt, journal)
+    with _journaled_refusal(attempt, journal):
+        old = session.launched_pid
+        _refuse_foreign_server(session, profile, old)
+        leftovers = _crashed_leftovers(session)
+        _refuse_for_memory(session, spec, profile, ours=_server_pids(session, old) | leftovers)
+        if old is not None:
+            await _stop(session, STOP_GRACE_S, journal, say)  # returns once the old server's memory is free
+            _refuse_for_memory(session, spec, profile, ours=set())
+        elif leftovers:
+            await _wait_for_leftovers(session, spec, profile, leftovers, say)
+        say("starting the server")
+        return await _start(session, spec, attempt, journal)

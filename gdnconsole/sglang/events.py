@@ -142,6 +142,13 @@ EXCEPTION_STAGES: tuple[tuple[str, Stage], ...] = (
     ("Not enough memory", S.MEMORY),
 )
 
+# argparse's refusal: "usage: PROG [-h] …" then "PROG: error: MESSAGE", exit status 2. PROG is
+# "sglang serve" from 0.5.x (srt/server_args.py prepare_server_args, cli/serve.py), the script's name
+# before (launch_server.py), or python -m's __main__.py.
+_PROG = r"(?:sglang serve|sglang|launch_server\.py|__main__\.py|python3? -m sglang\.launch_server)"
+_ARGPARSE_ERROR = re.compile(_PROG + r": error: \S")
+_ARGPARSE_USAGE = re.compile(r"usage: " + _PROG + r" ")
+
 _UVICORN_LEVEL = {"WARNING": V.WARNING, "ERROR": V.ERROR, "CRITICAL": V.FATAL}
 
 
@@ -208,6 +215,11 @@ def classify(log: LogLine, line: int = 0) -> Event:
         warns = log.level == "WARNING" or " NCCL WARN" in log.message or "deprecated" in log.message
         severity = V.WARNING if warns else V.INFO
         return Event(line, log, "library", None, severity)
+    if kind is Kind.OTHER and _ARGPARSE_ERROR.match(log.message):
+        # SGLang's argument parser refused the command line: it exits 2 before anything starts.
+        return Event(line, log, "args_refused", S.STARTING, V.FATAL)
+    if kind is Kind.OTHER and _ARGPARSE_USAGE.match(log.message):
+        return Event(line, log, "args_usage", S.STARTING, V.INFO)
     if kind is Kind.OTHER and log.message.strip() == "Killed":
         # the shell's word for a job ended by SIGKILL (the OOM killer, kill_process_tree, a user)
         return Event(line, log, "killed", None, V.FATAL)

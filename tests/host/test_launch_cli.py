@@ -176,3 +176,18 @@ def test_adopt_makes_a_server_started_by_hand_ours_to_stop(
 def test_adopt_with_no_server_says_so(cli_env: dict[str, str]) -> None:
     done = run(cli_env, "adopt", "simbox", "--yes", "--pid", "999999")
     assert done.returncode == 1 and "no SGLang server with pid 999999 runs on simbox" in done.stderr
+
+
+def test_a_log_in_a_missing_directory_is_refused_in_one_line_and_journaled(
+    cli_env: dict[str, str], tmp_path: Path
+) -> None:
+    config = Path(cli_env["GDNCONSOLE_CONFIG"])
+    missing = tmp_path / "no-such-dir" / "serve.log"
+    config.write_text(config.read_text().replace("local = true\n", f'local = true\nlog = "{missing}"\n', 1))
+    done = run(cli_env, "launch", "simbox", "--timeout", "30")
+    assert done.returncode != 0 and "Traceback" not in done.stderr
+    errors = [line for line in done.stderr.splitlines() if "error" in line]
+    assert len(errors) == 1 and "no-such-dir does not exist" in errors[0], done.stderr
+    journal = tmp_path / "journal" / "simbox.jsonl"
+    attempts = [json.loads(line) for line in journal.read_text().splitlines()]
+    assert attempts[-1]["outcome"] == "refused" and "no-such-dir" in attempts[-1]["fatal"]["summary"]
