@@ -35,6 +35,7 @@ def test_layout_fills_from_the_top_and_keeps_the_cursor_whole() -> None:
     assert wrap.layout(0, 4, 4, 0, sizes.__getitem__) == [(0, 0), (1, 0), (1, 1), (1, 2)]
     # The cursor on row 3, which would start on the last screen row: the screen ends with it, whole.
     assert wrap.layout(0, 4, 6, 3, sizes.__getitem__) == [(1, 2), (2, 0), (3, 0), (3, 1), (3, 2), (3, 3)]
+    assert wrap.layout(0, 0, 6, 0, sizes.__getitem__) == []  # an empty log shows no row
 
 
 async def test_w_wraps_the_fatal_line_while_following(tmp_path: Path) -> None:
@@ -66,3 +67,27 @@ async def test_T_shows_short_timestamps(ct129_log: Path) -> None:
         await pilot.press("T")
         await settle(pilot)
         assert row_texts(app)[0].startswith("      [09:00:00] Attention")
+
+
+def test_glued_lines_are_cut_before_each_stamp() -> None:
+    bar = "Loading shards: 100%| 11/11 [00:11<00:00, 1.00it/s]"
+    line = "[2026-11-30 09:00:40 TP0] Load weight end."
+    assert wrap.glued(bar + line) == [bar, line]
+    assert wrap.glued(line) == [line]
+
+
+async def test_a_bar_without_a_newline_keeps_the_next_line_in_view(tmp_path: Path) -> None:
+    """tqdm ended without a newline and the next log line went on after the bar's last state: at 80
+    columns it was past the right edge. It shows on a row of its own, under the bar."""
+    states = "".join(
+        f"\rLoading safetensors checkpoint shards: {k * 10:3d}% Completed | {k}/10" for k in range(11)
+    )
+    glued = f"{stamp(40, 'TP0')} Load weight end. elapsed=37.12 s, GLUED-LINE"
+    lines = [*ct129_lines()[:12], states + glued, f"{stamp(41, 'TP0')} KV Cache is allocated."]
+    app = make_app(write_log(tmp_path / "sglang_serve.log", lines))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        rows = row_texts(app)
+        at = next(i for i, row in enumerate(rows) if "Loading safetensors" in row)
+        assert rows[at + 1].strip().startswith(f"{stamp(40, 'TP0')} Load weight")
+        assert "KV Cache is" in rows[at + 2]

@@ -1,4 +1,4 @@
-"""Wrapped log rows and short timestamps, for narrow terminals (pure: no Textual).
+"""Wrapped log rows, glued log lines and short timestamps, for narrow terminals (pure: no Textual).
 
 A wrapped view keeps one row per log line, so that scrolling, the cursor, filters and folds stay as they
 are; only the screen shows a line over as many screen rows as its text needs. ``layout`` says which piece
@@ -18,6 +18,17 @@ _STAMP = re.compile(
     r"^(?P<open>\[?)\d{4}-\d\d-\d\d[ T](?P<time>\d\d:\d\d:\d\d)"
     r"(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?(?P<close>\]?)"
 )
+
+
+# SGLang's stamp inside a line: a log line written while a tqdm bar was drawn, glued to the bar's state
+# (the rule logs/textsafe.py keeps such lines by).
+_GLUED = re.compile(r"\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d")
+
+
+def glued(text: str) -> list[str]:
+    """``text`` cut before every log line glued into it: the bar's state, then each line."""
+    starts = [m.start() for m in _GLUED.finditer(text, 1)]
+    return [text[a:b] for a, b in zip([0, *starts], [*starts, len(text)], strict=True)]
 
 
 def short_time(body: str) -> str:
@@ -61,7 +72,7 @@ def layout(
     while len(shown) < height and row < count:
         shown += [(row, piece) for piece in range(size(row))]
         row += 1
-    if cursor >= top and (cursor, size(cursor) - 1) not in shown[:height]:
+    if top <= cursor < count and (cursor, size(cursor) - 1) not in shown[:height]:
         return _ending_with(cursor, height, size)
     return shown[:height]
 

@@ -283,25 +283,24 @@ class LogView(ScrollView, can_focus=True):
     # -- rendering -----------------------------------------------------------------------------------
 
     def render_line(self, y: int) -> Strip:
-        if self.wrap:
-            return self._render_wrapped(y)
-        row = self.scroll_offset.y + y
         width = self.size.width
-        base = self.rich_style
-        if row >= self.rows.count:
-            return Strip.blank(width, base)
-        line = self.rows.line(row)
+        shown = self._screen_rows()
+        if y >= len(shown):
+            return Strip.blank(width, self.rich_style)
+        row, piece = shown[y]
         info = self._info(row)
         if info is None:
             return self._placeholder(width)
+        parts = self._pieces_of(info)
         strip = render_row(
             info,
             self.palette,
             width=width,
-            x=self.scroll_offset.x,
+            x=0 if self.wrap else self.scroll_offset.x,
             tag_width=self.tag_width,
-            marker=self.rows.marker(line),
-            text=self.text_of(info),
+            marker=self.rows.marker(info.number),
+            text=parts[min(piece, len(parts) - 1)],
+            continued=piece > 0,
         ).extend_cell_length(width)
         return self._styled(strip, row)
 
@@ -330,31 +329,11 @@ class LogView(ScrollView, can_focus=True):
         """The line's text as shown: its body, with a short timestamp when asked."""
         return wrap.short_time(info.body) if self.short_time else info.body
 
-    # -- wrapped rows ------------------------------------------------------------------------------------
+    # -- pieces of rows: wrapped text, glued log lines -------------------------------------------------
 
-    def _render_wrapped(self, y: int) -> Strip:
-        width = self.size.width
-        shown = self._wrapped_layout()
-        if y >= len(shown):
-            return Strip.blank(width, self.rich_style)
-        row, piece = shown[y]
-        info = self._info(row)
-        if info is None:
-            return self._placeholder(width)
-        parts = self._pieces_of(info)
-        strip = render_row(
-            info,
-            self.palette,
-            width=width,
-            tag_width=self.tag_width,
-            marker=self.rows.marker(info.number),
-            text=parts[min(piece, len(parts) - 1)],
-            continued=piece > 0,
-        ).extend_cell_length(width)
-        return self._styled(strip, row)
-
-    def _wrapped_layout(self) -> list[tuple[int, int]]:
-        """Which piece of which row each screen row shows, worked out once per change of what is shown."""
+    def _screen_rows(self) -> list[tuple[int, int]]:
+        """Which piece of which row each screen row shows (a row is a line: several pieces when it is
+        wrapped or holds glued log lines), worked out once per change of what is shown."""
         height = self.scrollable_content_region.height or self.size.height
         key = (self.scroll_offset.y, self.size.width, height, self.rows.count, self.cursor, self._epoch)
         if key != self._layout_key:
@@ -369,7 +348,9 @@ class LogView(ScrollView, can_focus=True):
         return 1 if info is None else len(self._pieces_of(info))
 
     def _pieces_of(self, info: LineInfo) -> list[str]:
-        """The wrapped pieces of a line's text (a folded summary keeps one row, as its marker says)."""
+        """What a line shows, one piece per screen row: the log lines glued to a bar's state each on its
+        own (a tqdm bar without a newline hid the next line past the right edge), each wrapped when asked.
+        A folded summary keeps one row, as its marker says."""
         width = self.scrollable_content_region.width or self.size.width  # not under the scrollbar
         room = width - 2 - (self.tag_width + 1 if self.tag_width else 0)
         if room != self._pieces_width:
@@ -380,7 +361,12 @@ class LogView(ScrollView, can_focus=True):
             return held[1]
         marker = self.rows.marker(info.number)
         text = self.text_of(info)
-        parts = [text[: max(1, room)]] if marker is not None and marker.folded else wrap.pieces(text, room)
+        if marker is not None and marker.folded:
+            parts = [text]
+        else:
+            parts = wrap.glued(text) if "\r" in info.raw else [text]
+            if self.wrap:
+                parts = [piece for part in parts for piece in wrap.pieces(part, room)]
         if len(self._pieces) > WRAP_CACHE_LINES:
             self._pieces.clear()
         self._pieces[info.number] = (info, parts)
@@ -388,6 +374,7 @@ class LogView(ScrollView, can_focus=True):
 
     def action_toggle_wrap(self) -> None:
         self.wrap = not self.wrap
+        self._pieces.clear()
         self.scroll_to(x=0, animate=False, immediate=True)
         self._changed()
 
