@@ -633,6 +633,7 @@ def run_story(
     themes = theme.load_all(user_themes)
     warn_theme_errors(themes, theme_name)
     with StoryRun(name, options, theme_name=theme_name, themes=themes, handle_signals=True) as run:
+        run.app.fit_colours()
         try:
             run.app.run()
         finally:

@@ -224,4 +224,5 @@ def run_dashboard(
             notices=notices,
         )
         app.on_hangup += [*on_hangup, lambda: shutil.rmtree(tmp, ignore_errors=True)]
+        app.fit_colours()
         app.run()

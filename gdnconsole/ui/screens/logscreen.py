@@ -16,7 +16,7 @@ from textual.worker import Worker
 
 from gdnconsole.logs.document import FilterSpec
 from gdnconsole.logs.textsafe import visible
-from gdnconsole.ui import theme
+from gdnconsole.ui import fewcolours, theme
 from gdnconsole.ui.dialogs.help import HelpScreen, Section
 from gdnconsole.ui.theme import DEFAULT_THEME, LogPalette, ThemeSet
 from gdnconsole.ui.widgets.keybar import KeyBar
@@ -146,6 +146,13 @@ class ThemedApp(App[None]):
         for name in set(self.available_themes) - set(self.themes.themes):
             self.unregister_theme(name)  # Textual's own: they have no log colours
 
+    def fit_colours(self, colours: int | None = None) -> None:
+        """Offer the themes as a terminal of ``colours`` colours can show them (ui/fewcolours.py); None:
+        as many as this terminal reports. Called before the app runs."""
+        count = fewcolours.colours_of(self.console.color_system) if colours is None else colours
+        for loaded in self.themes.themes.values():
+            self.register_theme(fewcolours.for_terminal(loaded.theme, count))
+
     def notify(
         self,
         message: str,
@@ -242,4 +249,6 @@ def run_log_view(
     user's ``keymap``."""
     themes = theme.load_all(user_themes)
     warn_theme_errors(themes, theme_name)
-    LogViewApp(path, follow=follow, theme_name=theme_name, themes=themes, keymap=keymap).run()
+    app = LogViewApp(path, follow=follow, theme_name=theme_name, themes=themes, keymap=keymap)
+    app.fit_colours()
+    app.run()
