@@ -6,7 +6,6 @@ import contextlib
 import dataclasses
 import json
 import socket
-import subprocess
 import sys
 from typing import Any
 
@@ -306,18 +305,6 @@ def _stop_demo_server(host: Host) -> str:
     return stop_owned(host)
 
 
-def _stop_demo_detached() -> None:
-    """The terminal closed: the console ends at once (nothing can be written any more), and a detached
-    `gdnconsole stop demo` stops the demo's server (it drains in its own time)."""
-    with contextlib.suppress(OSError):
-        subprocess.Popen(
-            [sys.executable, "-m", "gdnconsole", "stop", "demo"],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,
-        )
-
 
 def _play_story(
     ctx: click.Context, name: str, speed: float | None, pace: float, exit_at_end: bool, theme: str | None
@@ -418,15 +405,18 @@ def demo_cmd(
         click.echo(f"-- log: {log}")
         code = foreground.run(spec, env=env, cwd=simulated.workdir(host), log=log, out=sys.stdout)
     else:
+        from gdnconsole.demo import tether
         from gdnconsole.ui.app import run_dashboard  # Textual loads only when a screen is shown
 
         # The demo's server starts as any launch does (the agent, its own process group, the journal),
-        # so that a relaunch is a relaunch and the end below stops whichever server the demo left.
+        # so that a relaunch is a relaunch and the end below stops whichever server the demo left. A
+        # console that cannot get there (killed, its terminal closed) leaves that to its tether.
+        tied = tether.tie()
         try:
-            run_dashboard(
-                [host], launch={0: profile.name}, on_hangup=[_stop_demo_detached], notices=notices, **themed
-            )
+            run_dashboard([host], launch={0: profile.name}, notices=notices, **themed)
         finally:
+            if tied is not None:
+                tied.release()
             outcome = _stop_demo_server(host)
             with contextlib.suppress(OSError):  # the terminal may be gone (SIGHUP): stopped all the same
                 click.echo(f"-- {outcome}")

@@ -1,0 +1,123 @@
+"""`gdnconsole demo` in a real terminal leaves no server behind, however its console ends: killed with
+SIGKILL (no code of its own runs) or its terminal closed (SIGHUP). A tmux server of our own, a demo
+host of our own (hosts file, simulator home, port)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from gdnconsole.config import hosts as config_hosts
+from gdnconsole.host import simulated
+from gdnconsole.host.agent import PIDFILE_NAME
+from gdnconsole.host.state import ServerRecord
+from tests import needs
+from tests.host.test_session import free_port
+
+needs.require("tmux", module_level=True)
+
+SOCKET = f"gdntether-{os.getpid()}"
+WAIT_S = 60.0
+
+
+def tmux(*args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        ["tmux", "-u", "-L", SOCKET, "-f", os.devnull, *args],
+        env={k: v for k, v in os.environ.items() if k not in ("TMUX", "TMUX_PANE")},
+        capture_output=True,
+        text=True,
+        check=check,
+        timeout=10,
+    )
+
+
+def alive(pid: int) -> bool:
+    """Running (a zombie that nobody reaped yet has ended)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def eventually(what: str, check: Callable[[], object], timeout: float = WAIT_S) -> None:
+    deadline = time.monotonic() + timeout
+    while not check():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{what}: not within {timeout:.0f} s")
+        time.sleep(0.1)
+
+
+@pytest.fixture
+def demo(tmp_path: Path) -> Iterator[tuple[dict[str, str], Path]]:
+    """The environment of a demo of our own, and where its pid file will be."""
+    config = tmp_path / "hosts.toml"
+    config.write_text(
+        f"""
+[hosts.demo]
+local = true
+log = "sglang_serve.log"
+
+[hosts.demo.simulate]
+gpus = 2
+speed = 20.0
+home = "{tmp_path / "simhome"}"
+
+[hosts.demo.profiles.small]
+model = "Qwen/Qwen3.6-27B"
+tp = 2
+port = {free_port()}
+args = ["--mamba-scheduler-strategy", "extra_buffer"]
+"""
+    )
+    env = {
+        "GDNCONSOLE_CONFIG": str(config),
+        "GDNCONSOLE_JOURNAL_DIR": str(tmp_path / "journal"),
+        "XDG_STATE_HOME": str(tmp_path / "state"),
+        "XDG_DATA_HOME": str(tmp_path / "data"),
+        "XDG_CONFIG_HOME": str(tmp_path / "config"),
+        "TERM": "xterm-256color",
+    }
+    host = config_hosts.load(config).hosts["demo"]
+    tmux("start-server", ";", "set-option", "-g", "exit-empty", "off")
+    yield env, simulated.log_path(host).parent / PIDFILE_NAME
+    tmux("kill-server", check=False)
+
+
+def start_demo(env: dict[str, str]) -> int:
+    """`gdnconsole demo` in a tmux pane; its pid once its server runs."""
+    command = shlex.join(
+        ["env", *(f"{k}={v}" for k, v in env.items()), sys.executable, "-m", "gdnconsole", "demo"]
+    )
+    tmux("new-session", "-d", "-s", "demo", "-x", "120", "-y", "40", command)
+    return int(tmux("display-message", "-p", "-t", "demo", "#{pane_pid}").stdout)
+
+
+def server_of(pidfile: Path) -> int:
+    eventually("the demo's server starts", pidfile.exists)
+    record = ServerRecord.parse(json.loads(pidfile.read_text()))
+    assert record is not None and alive(record.pid)
+    return record.pid
+
+
+@pytest.mark.parametrize("end", ["SIGKILL", "closed terminal"])
+def test_a_demo_console_that_dies_takes_its_server_with_it(
+    demo: tuple[dict[str, str], Path], end: str
+) -> None:
+    env, pidfile = demo
+    console = start_demo(env)
+    server = server_of(pidfile)
+    if end == "SIGKILL":
+        os.kill(console, signal.SIGKILL)  # nothing of the console runs after this
+    else:
+        tmux("kill-session", "-t", "demo")  # the terminal goes away: SIGHUP
+    eventually("the server is stopped", lambda: not alive(server))
