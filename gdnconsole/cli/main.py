@@ -305,7 +305,6 @@ def _stop_demo_server(host: Host) -> str:
     return stop_owned(host)
 
 
-
 def _play_story(
     ctx: click.Context, name: str, speed: float | None, pace: float, exit_at_end: bool, theme: str | None
 ) -> None:
