@@ -29,7 +29,7 @@ def common_notices(sweep: Sweep) -> list[str]:
     return [n for n in lists[0] if all(n in other for other in lists[1:])] if lists else []
 
 
-def _detail(result: ComboResult, common: Sequence[str]) -> str:
+def detail(result: ComboResult, common: Sequence[str]) -> str:
     if result.rule:
         return visible(f"rule {result.rule[0]}: {result.rule[1]}")
     if result.fatal:
@@ -65,7 +65,7 @@ def table_rows(sweep: Sweep) -> tuple[list[str], list[list[str]]]:
         row += [
             _num(result.startup_s),
             str(result.kv_tokens) if result.kv_tokens else "–",
-            _detail(result, common),
+            detail(result, common),
         ]
         rows.append(row)
     return head, rows

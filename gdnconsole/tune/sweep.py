@@ -26,6 +26,7 @@ from gdnconsole.tune.store import TuneStore
 
 Say = Callable[[str], None]
 STOP_GRACE_S = 10.0  # a sweep's own server has no one else's requests to drain
+LAUNCH_RECORD_S = 5.0  # a launch sent when the sweep was cancelled: the agent's record of it comes soon
 
 
 @dataclass(frozen=True)
@@ -61,6 +62,7 @@ class Sweep:
     started: float = field(default_factory=time.time)
     ended: float | None = None
     interrupted: bool = False
+    launching: tuple[int | None] | None = None  # (our server's pid before it) while a launch is in flight
 
     @property
     def baseline(self) -> ComboResult | None:
@@ -143,6 +145,9 @@ async def run(
     except asyncio.CancelledError:
         sweep.interrupted = True
         say("interrupted: stopping the sweep's server")
+        if sweep.launching is not None:  # the agent may have started it: wait for its record, then stop it
+            before = sweep.launching[0]
+            await session.wait_until(lambda: session.launched_pid not in (before, None), LAUNCH_RECORD_S)
         await _stop_ours(session, journal, say)
         raise
     finally:
@@ -186,13 +191,19 @@ async def _one(
     sweep.timings.append(timing)
     started = time.monotonic()
     try:
-        return await _launch_and_measure(session, planned, options, journal, say, timing)
+        return await _launch_and_measure(session, planned, options, journal, say, timing, sweep)
     finally:
         timing.total_s = time.monotonic() - started
 
 
 async def _launch_and_measure(
-    session: HostSession, planned: Planned, options: Options, journal: Journal, say: Say, timing: Timing
+    session: HostSession,
+    planned: Planned,
+    options: Options,
+    journal: Journal,
+    say: Say,
+    timing: Timing,
+    sweep: Sweep,
 ) -> ComboResult:
     result = ComboResult(planned.combo, "rejected", notices=list(planned.notices))
     if planned.rule is not None:
@@ -200,11 +211,14 @@ async def _launch_and_measure(
         say(f"rejected by rule {planned.rule.id}: never launched")
         return result
     timing.stop_s = await _stop_ours(session, journal, say)
+    sweep.launching = (session.launched_pid,)  # kept when cancelled: run() then waits for the record
     try:
         attempt = await launcher.relaunch(session, planned.profile, journal=journal, on_progress=say)
     except (launcher.LaunchRefused, LinkLost) as exc:
+        sweep.launching = None
         result.status, result.fatal = "crashed", f"not launched: {exc}"
         return result
+    sweep.launching = None
     result.attempt = attempt.number
     if attempt.outcome == "rejected":
         result.rule = (attempt.rule.id, attempt.rule.message) if attempt.rule else ("?", "")

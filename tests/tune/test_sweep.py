@@ -4,6 +4,7 @@ measures agree with the simulator's performance model within its noise."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
@@ -12,8 +13,8 @@ from gdnconsole.tune import prompts, report
 from gdnconsole.tune.grid import Combo, parse_grid
 from gdnconsole.tune.measure import Load
 from gdnconsole.tune.store import TuneStore
-from gdnconsole.tune.sweep import Options, run
-from tests.host.launchkit import connected, journal_for, launch_host, set_scenario
+from gdnconsole.tune.sweep import Options, Sweep, identity_of, run
+from tests.host.launchkit import alive, connected, journal_for, launch_host, set_scenario
 from tests.simmodules import import_sim
 
 specperf = import_sim("gdnsim.server.specperf")
@@ -128,3 +129,30 @@ async def test_resume_keeps_what_was_measured(tmp_path: Path) -> None:
     kept, measured = again.results[0].by_batch[1], first.results[0].by_batch[1]
     assert kept.tokens_per_s == pytest.approx(measured.tokens_per_s, abs=0.05)
     assert any("measured before (--resume)" in line for line in lines)
+
+
+async def test_cancelled_as_a_combination_launches_no_server_is_left(tmp_path: Path) -> None:
+    host = launch_host(tmp_path, **FAST)
+    options = Options(tuple(parse_grid("num_steps=1 eagle_topk=1 num_draft_tokens=2")), load())
+    store = TuneStore(host.name, tmp_path / "journal")
+    async with connected(host) as session:
+        task: asyncio.Task[Sweep] | None = None
+        launches = 0
+
+        def say(line: str) -> None:  # the second launch (the combination) is on its way to the agent
+            nonlocal launches
+            launches += line == "starting the server"
+            if launches == 2 and task is not None:
+                task.cancel()
+
+        held = Sweep(identity_of(session, host.profiles["final"], options.load), options.load.batches)
+        task = asyncio.create_task(
+            run(session, host.profiles["final"], options, store=store, journal=journal_for(tmp_path, host),
+                say=say, sweep=held)
+        )  # fmt: skip
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        record = session.launched
+        assert held.interrupted and [r.label for r in held.results] == ["baseline"]
+        assert record is not None and record.pid != held.results[0].attempt  # the combination's server
+        assert not session.launched_alive and not alive(record.pid)
