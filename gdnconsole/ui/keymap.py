@@ -166,6 +166,7 @@ def screens() -> tuple[ScreenKeys, ...]:
     from gdnconsole.ui.screens.journal import JournalScreen
     from gdnconsole.ui.screens.logscreen import LogScreen
     from gdnconsole.ui.screens.promptpanel import RECALL_KEYS, PromptScreen
+    from gdnconsole.ui.screens.tune import TuneScreen
     from gdnconsole.ui.widgets.logpane import LogPane
     from gdnconsole.ui.widgets.logview import LogView
 
@@ -189,6 +190,7 @@ def screens() -> tuple[ScreenKeys, ...]:
         screen("flag form", "dashboard", FlagFormScreen.BINDINGS, typing=True),
         screen("journal", "dashboard", [*JournalScreen.BINDINGS, *DataTable.BINDINGS]),
         screen("prompt panel", "dashboard", [*PromptScreen.BINDINGS, *RECALL_KEYS], typing=True),
+        screen("tune", "dashboard", [*TuneScreen.BINDINGS, *DataTable.BINDINGS], typing=True),
         screen("confirmation", "dashboard", ConfirmScreen.BINDINGS),
         screen("new profile name", "dashboard", AskNameScreen.BINDINGS, typing=True),
         screen("host key dialog", "dashboard", HostKeyScreen.BINDINGS),

@@ -49,7 +49,7 @@ if TYPE_CHECKING:
 # view keeps `e`). Applied as the app's keymap, so footer, help and palette all say `E`.
 DASHBOARD_KEYMAP = {"log.first_error": "E"}
 HOST_ACTIONS = frozenset({"next_host", "previous_host", "host"})
-LAUNCH_ACTIONS = frozenset({"launch", "relaunch", "stop"})
+LAUNCH_ACTIONS = frozenset({"launch", "relaunch", "stop", "tune"})
 TICK_S = 1.0  # uptimes and "down since" move with the clock
 READONLY_NOTE = Text("◉ read-only", Style(bold=True))  # in each host's status bar with --readonly
 NARROW = 100  # columns below which the stage timeline gives its width to the log
@@ -119,6 +119,7 @@ class DashboardScreen(Screen[None]):
         Binding("S", "stop", "Stop server", id="dash.stop"),
         Binding("p", "prompt", "Prompt", id="dash.prompt"),
         Binding("j", "journal", "Journal", id="dash.journal"),
+        Binding("u", "tune", "Tune speculative flags", show=False, id="dash.tune"),
         Binding("right_square_bracket", "next_host", "Next host", key_display="]", id="dash.next_host"),
         Binding("left_square_bracket", "previous_host", "Previous host", show=False, id="dash.previous_host"),
         *_host_bindings(),
@@ -461,6 +462,19 @@ class DashboardScreen(Screen[None]):
         elif not self.readonly:
             self.profiles[index] = result.profile
             self.launches.relaunch(index, result.profile)
+
+    def action_tune(self) -> None:
+        """The tune screen on the active host: sweep the speculative settings, rank, apply the best."""
+        from gdnconsole.ui.screens.tune import TuneScreen
+
+        index = self.active_index
+        screen = TuneScreen(self.sessions[index], self.profile(index), self.journal(index),
+                            config_path=self.config_path)  # fmt: skip
+        self.app.push_screen(screen, lambda applied: self._tuned(index, applied))
+
+    def _tuned(self, index: int, applied: Profile | None) -> None:
+        if applied is not None:
+            self.profiles[index] = applied  # L and R launch the tuned profile from now on
 
     def action_prompt(self) -> None:
         """The prompt panel on the active host: test prompts, bursts, decode figures over time."""
