@@ -46,6 +46,7 @@ from tests.ui.dashboard_helpers import (
 from tests.ui.fixtures import ct129_lines, startup, write_log
 from tests.ui.test_flagform_snapshots import NEW, OLD, form_with_error, relaunch_plan
 from tests.ui.test_prompt_snapshots import burst_results, prompt_app, streaming
+from tests.ui.tune_shot import tune_shown
 
 SMALL = (80, 24)
 Steps = Callable[[Pilot[Any]], Awaitable[None]]
@@ -304,6 +305,7 @@ SHOTS: list[Shot] = [
     Shot("log-view-crash", plain(log_app, after("x", "enter"))),
     Shot("log-view-filtered", plain(log_app, filtered)),
     Shot("help", plain(dashboard(serving_verified), after("question_mark"))),
+    Shot("tune", plain(dashboard(serving_verified), tune_shown)),
     *(
         Shot(f"dashboard-serving-{name}", plain(dashboard(serving_verified, name), after()))
         for name in THEMES
