@@ -1,5 +1,7 @@
 """`gdnconsole check [--host HOST | --sglang VERSION ...] [--json] -- SGLANG_ARGV...`: our rule tables on
-an argv, nothing launched. Exit 0 when SGLang would accept it, 1 when a rule fails, 2 for a usage error."""
+an argv, nothing launched. Exit 0 when SGLang would accept it, 1 when a rule fails, 2 for a usage error
+(a version that is not one included). Every error is listed, the one SGLang stops at first marked; the
+header names the rule set applied, and a version outside the rule sets' range is warned about."""
 
 from __future__ import annotations
 
@@ -19,6 +21,7 @@ from gdnconsole.host.link import LinkState
 from gdnconsole.sglang import flags as flagmod
 from gdnconsole.sglang.models import architecture_of, hf_cache_dir
 from gdnconsole.sglang.rules import CheckResult, check
+from gdnconsole.sglang.versions import VersionError, validate
 
 
 def _model_of(argv: Sequence[str], sglang: str) -> str:
@@ -41,9 +44,9 @@ def local_config_json(model: str) -> dict[str, Any] | None:
     return None
 
 
-async def host_facts(host: Host, timeout: float) -> tuple[str, str | None, int | None]:
-    """(SGLang version, compute capability, GPU count) from the host's agent: the session's facts, as
-    the flag form and the launcher read them."""
+async def host_facts(host: Host, timeout: float) -> tuple[str, str | None, int | None, int | None]:
+    """(SGLang version, compute capability, GPU count, first GPU's memory in MiB) from the host's agent:
+    the session's facts, as the flag form and the launcher read them."""
     from gdnconsole.cli.status import look
 
     session = await look(host, timeout=timeout)
@@ -52,7 +55,8 @@ async def host_facts(host: Host, timeout: float) -> tuple[str, str | None, int |
     facts = session.facts
     if not facts.sglang:
         fail(f"{host.name} has no SGLang installed")
-    return facts.sglang, facts.compute_capability, facts.gpus
+    memory = next((g.total_mib for g in session.gpus if g.total_mib), None)
+    return facts.sglang, facts.compute_capability, facts.gpus, memory
 
 
 async def host_architecture(host: Host, model: str, timeout: float) -> str | None:
@@ -60,10 +64,21 @@ async def host_architecture(host: Host, model: str, timeout: float) -> str | Non
     return architecture_of(model, data)
 
 
+def _valid_version(text: str, what: str) -> str:
+    try:
+        return validate(text)
+    except VersionError as exc:
+        fail(f"{what}: {exc}")
+
+
 def render(result: CheckResult) -> str:
-    lines = [f"SGLang {result.sglang}: " + ("ok" if result.ok else "would fail")]
+    count = len(result.errors)
+    verdict = "ok" if result.ok else f"would fail ({count} error{'s' if count != 1 else ''})"
+    lines = [f"SGLang {result.sglang} (rule set {result.rule_set}): {verdict}"]
+    lines += [f"warning: {w}" for w in result.warnings]
     for finding in result.errors:
-        lines.append(f"error [{finding.id}] {finding.flag or ''}".rstrip())
+        where = "SGLang stops here first" if finding.sglang_first else "also, once that is fixed"
+        lines.append(f"error [{finding.id}] {finding.flag or ''}".rstrip() + f" ({where})")
         lines.append(f"  {finding.message}")
         lines.append(f"  source: {finding.source}")
     for finding in result.notices:
@@ -76,6 +91,12 @@ def render(result: CheckResult) -> str:
 @click.option("--sglang", "version", metavar="VERSION", help="The SGLang version to check against.")
 @click.option("--compute-capability", metavar="X.Y", help="The GPU's compute capability (e.g. 8.6).")
 @click.option("--gpus", type=click.IntRange(min=0), help="How many GPUs the host has.")
+@click.option(
+    "--gpu-memory",
+    type=click.FloatRange(min=1),
+    metavar="GIB",
+    help="One GPU's memory in GiB (SGLang picks its chunked prefill size from it).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print exactly one JSON object.")
 @click.option("--timeout", type=click.FloatRange(min=1), default=30.0, show_default=True)
 @click.argument("argv", nargs=-1, type=click.UNPROCESSED, metavar="-- SGLANG_ARGV...")
@@ -84,6 +105,7 @@ def check_cmd(
     version: str | None,
     compute_capability: str | None,
     gpus: int | None,
+    gpu_memory: float | None,
     as_json: bool,
     timeout: float,
     argv: tuple[str, ...],
@@ -91,21 +113,32 @@ def check_cmd(
     """Check SGLang server flags against the rules of that SGLang version, without launching anything."""
     if (host_name is None) == (version is None):
         fail("give exactly one of --host HOST or --sglang VERSION")
-    if host_name is not None and (compute_capability or gpus is not None):
-        fail("--compute-capability and --gpus go with --sglang; with --host they come from the host")
+    if host_name is not None and (compute_capability or gpus is not None or gpu_memory is not None):
+        fail(
+            "--compute-capability, --gpus and --gpu-memory go with --sglang; with --host they come from "
+            "the host"
+        )
     if not argv:
         fail("no SGLang flags to check: put them after --")
     args = list(argv)
+    memory_mb = gpu_memory * 1024 if gpu_memory is not None else None
     if host_name is not None:
         host = host_named(host_name)
-        version, compute_capability, gpus = asyncio.run(host_facts(host, timeout))
+        version, compute_capability, gpus, memory_mb = asyncio.run(host_facts(host, timeout))
+        version = _valid_version(version, f"{host.name} reports SGLang")
         architecture = asyncio.run(host_architecture(host, _model_of(args, version), timeout))
     else:
         assert version is not None
+        version = _valid_version(version, "--sglang")
         model = _model_of(args, version)
         architecture = architecture_of(model, local_config_json(model)) if model else None
     result = check(
-        args, sglang=version, compute_capability=compute_capability, gpus=gpus, architecture=architecture
+        args,
+        sglang=version,
+        compute_capability=compute_capability,
+        gpus=gpus,
+        architecture=architecture,
+        gpu_memory_mb=memory_mb,
     )
     click.echo(json.dumps(result.to_json()) if as_json else render(result))
     sys.exit(0 if result.ok else 1)

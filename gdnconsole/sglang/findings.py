@@ -18,3 +18,4 @@ class Finding:
     severity: Severity
     raises: str | None = None  # the exception SGLang raises ("AssertionError", "SystemExit", …)
     sglang_text: str | None = None  # the exception's own text ("" for a bare assert)
+    sglang_first: bool = False  # the error SGLang itself stops at; the ones after it, it never reaches

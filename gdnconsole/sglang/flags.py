@@ -8,6 +8,7 @@ between the two wheels are mapped per FACTS §2.3. Pure: no I/O.
 
 from __future__ import annotations
 
+import difflib
 import json
 import re
 from collections.abc import Callable, Sequence
@@ -110,6 +111,13 @@ class ParsedArgv:
     given: dict[str, str] = field(default_factory=dict)  # dest → the flag as typed
     errors: list[Finding] = field(default_factory=list)
     aliases: dict[str, str] = field(default_factory=dict)  # deprecated spelling typed → the new flag
+    unknown: list[str] = field(default_factory=list)  # every unrecognized option, in argv order
+
+    @property
+    def complete(self) -> bool:
+        """Every known flag was read: argparse refuses unknown or missing ones only after reading all
+        the others, so the rules can still run on ``values``."""
+        return all(e.id in ("argv.unrecognized", "argv.required") for e in self.errors)
 
 
 class ArgvError(Exception):
@@ -177,22 +185,35 @@ class _Parser:
             ) from None
         if flag.choices is not None and str(value) not in flag.choices:
             shown = ", ".join(repr(c) for c in flag.choices)
+            near = closest(str(value), flag.choices)
             raise ArgvError(
                 "invalid_choice",
                 f"argument {flag.name}: invalid choice: {value!r} (choose from {shown})",
                 flag.options[0],
-                f"{flag.options[0]} takes one of {', '.join(flag.choices)} on SGLang {self.table.sglang}",
+                (f"did you mean {near}? " if near else "")
+                + f"{flag.options[0]} takes one of {', '.join(flag.choices)} on SGLang {self.table.sglang}",
             )
         return value
 
 
-def _unknown_hint(option: str, version: Version, sglang: str) -> str:
+def closest(word: str, candidates: Sequence[str]) -> str | None:
+    """The candidate ``word`` was most likely meant to be (a typo, a letter swapped), else None."""
+    found = difflib.get_close_matches(word, list(candidates), n=1, cutoff=0.75)
+    return found[0] if found else None
+
+
+def _unknown_hint(option: str, table: FlagTable, version: Version) -> str:
     renamed = RENAMED.get(option)
     if renamed is not None:
         new, since = renamed
         if since is None or version >= since:
-            return f"SGLang {sglang} has no {option}: write {new} instead"
-    return f"SGLang {sglang} has no such flag: remove it, or check its spelling in `sglang serve --help`"
+            return f"SGLang {table.sglang} has no {option}: write {new} instead"
+    near = closest(option, tuple(table.by_option))
+    if near is not None:
+        return f"SGLang {table.sglang} has no {option}: did you mean {near}?"
+    return (
+        f"SGLang {table.sglang} has no such flag: remove it, or check its spelling in `sglang serve --help`"
+    )
 
 
 def parse_argv(argv: Sequence[str], sglang: str) -> ParsedArgv:
@@ -204,7 +225,26 @@ def parse_argv(argv: Sequence[str], sglang: str) -> ParsedArgv:
         _consume(parser, list(argv), result, sglang)
     except ArgvError as exc:
         result.errors.append(argv_finding(exc))
+        if exc.kind in ("unrecognized", "required"):
+            result.errors += _more_unknown(parser, result.unknown[1 if exc.kind == "unrecognized" else 0 :])
     return result
+
+
+def _more_unknown(parser: _Parser, options: list[str]) -> list[Finding]:
+    """argparse names every unknown flag in one message; each after the first gets its own finding, so
+    the form marks it and the hint names the flag it was probably meant to be."""
+    return [
+        Finding(
+            id="argv.unrecognized",
+            flag=option,
+            message=_sentence(_unknown_hint(option, parser.table, parser.version)),
+            source=ARGPARSE_SOURCE,
+            severity="error",
+            raises="SystemExit",
+            sglang_text=f"unrecognized arguments: {option}",
+        )
+        for option in options
+    ]
 
 
 def _scan(parser: _Parser, tokens: list[str]) -> list[tuple[Flag | None, str | None, str] | None]:
@@ -228,6 +268,7 @@ def _consume(parser: _Parser, tokens: list[str], result: ParsedArgv, sglang: str
             index += 1
             continue
         index = _take(parser, flag, explicit, typed, tokens, scanned, index, result)
+    result.unknown = [t.partition("=")[0] for t in extras if _looks_like_option(t)]
     missing = [f.name for f in parser.table.flags if f.required and f.dest not in result.values]
     if missing:
         raise ArgvError(
@@ -243,7 +284,7 @@ def _consume(parser: _Parser, tokens: list[str], result: ParsedArgv, sglang: str
             "unrecognized",
             f"unrecognized arguments: {' '.join(extras)}",
             option if _looks_like_option(first) else None,
-            _unknown_hint(option, parser.version, sglang)
+            _unknown_hint(option, parser.table, parser.version)
             if _looks_like_option(first)
             else f"{first!r} belongs to no flag: quote it as one value or remove it",
         )
@@ -305,12 +346,16 @@ def _take(
     return cursor
 
 
+def _sentence(text: str) -> str:
+    return text if text.endswith(("?", ".")) else text + "."
+
+
 def argv_finding(exc: ArgvError) -> Finding:
     """An argparse refusal as a finding (SGLang exits with status 2 before any rule runs)."""
     return Finding(
         id=f"argv.{exc.kind}",
         flag=exc.flag,
-        message=f"SGLang's argument parser would stop with: error: {exc}. Fix: {exc.hint}.",
+        message=f"SGLang's argument parser would stop with: error: {exc}. Fix: {_sentence(exc.hint)}",
         source=ARGPARSE_SOURCE,
         severity="error",
         raises="SystemExit",

@@ -4,7 +4,7 @@ values as SGLang holds them at that point), rules, resolutions, and running a ta
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from gdnconsole.sglang import flags as flagmod
@@ -23,6 +23,7 @@ class Ctx:
     gpus: int | None
     architecture: str | None
     env: Mapping[str, str]
+    gpu_memory_mb: float | None = None
 
     def __getattr__(self, name: str) -> Any:
         try:
@@ -163,6 +164,23 @@ DEFAULTS: dict[str, Any] = {
     "pp_size": 1,
     "mamba_strategy": "auto",
     "mamba_track_interval": 256,
+    "tp_size": 1,
+    "dp_size": 1,
+    "ep_size": 1,
+    "nnodes": 1,
+    "chunked_prefill_size": None,
+    "chunked_prefill_candidates": (),  # the sizes SGLang may pick (coretables.chunk_default)
+    "disaggregation_mode": "null",
+    "enable_mixed_chunk": False,
+    "kv_cache_dtype": "auto",
+}
+
+# 0.5.11's parser stores the long spellings; SGLang copies them to the short names (server_args.py:6677-6683).
+_LONG_NAMES = {
+    "tensor_parallel_size": "tp_size",
+    "pipeline_parallel_size": "pp_size",
+    "data_parallel_size": "dp_size",
+    "expert_parallel_size": "ep_size",
 }
 
 
@@ -174,10 +192,15 @@ def context(
     gpus: int | None,
     architecture: str | None,
     env: Mapping[str, str] | None,
+    gpu_memory_mb: float | None = None,
 ) -> Ctx:
     values = dict(DEFAULTS)
     values.update(parsed.values)
     given = dict(parsed.given)
+    for long, short in _LONG_NAMES.items():
+        if long in parsed.values:
+            values[short] = parsed.values[long]
+            given[short] = parsed.given[long]
     for dest in ("mamba_scheduler_strategy", "mamba_radix_cache_strategy"):
         if dest in parsed.values:
             values["mamba_strategy"] = parsed.values[dest]
@@ -190,6 +213,7 @@ def context(
         gpus=gpus,
         architecture=architecture,
         env=env or {},
+        gpu_memory_mb=gpu_memory_mb,
     )
 
 
@@ -204,7 +228,10 @@ def _capability(text: str | None) -> tuple[int, int] | None:
 
 
 def run_steps(steps: Sequence[Step], ctx: Ctx) -> tuple[list[Finding], list[Finding]]:
-    """Apply the table in order; stop at the first error, as SGLang does."""
+    """Apply the table in order. SGLang stops at the first error; we go on, as if that one were fixed,
+    so the operator sees every error in one pass. Rules are ordered as SGLang's code runs them, so the
+    first error found is the one SGLang raises."""
+    errors: list[Finding] = []
     notices: list[Finding] = []
     for step in steps:
         if not step.when(ctx):
@@ -214,8 +241,15 @@ def run_steps(steps: Sequence[Step], ctx: Ctx) -> tuple[list[Finding], list[Find
             continue
         finding = step.finding(ctx)
         if step.severity == "error":
-            return [finding], notices
+            if all(e.id != finding.id for e in errors):
+                errors.append(finding)
+            continue
         notices.append(finding)
         if step.then is not None:
             step.then(ctx)
-    return [], notices
+    return errors, notices
+
+
+def mark_first(errors: Sequence[Finding]) -> list[Finding]:
+    """The first error is the one SGLang raises: marked so."""
+    return [replace(e, sglang_first=(i == 0)) for i, e in enumerate(errors)]

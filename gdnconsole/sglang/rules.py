@@ -2,8 +2,12 @@
 
 The rules are data (``ruletables``): one ordered table per version dialect, each entry either a rule
 (an error SGLang would raise, or a notice for what it silently changes) or a resolution (a default SGLang
-fills in, which later rules read). They run in SGLang's order and stop at the first error, so the error
-reported is the one SGLang would raise first (FACTS §0).
+fills in, which later rules read). They run in SGLang's order, so the first error found is the one SGLang
+would raise (FACTS §0), marked ``sglang_first``; the checker then goes on and reports every further error
+it can still determine, so a profile is fixed in one pass.
+
+Entry points: ``check`` (the whole verdict) and ``errors_of`` (just the errors, in order, first marked), for
+callers that check many argvs (the speculative grid of `tune`).
 """
 
 from __future__ import annotations
@@ -15,25 +19,37 @@ from typing import Any
 from gdnconsole.sglang import flags as flagmod
 from gdnconsole.sglang.findings import Finding
 from gdnconsole.sglang.models import architecture_of
-from gdnconsole.sglang.rulekit import context, run_steps
+from gdnconsole.sglang.rulekit import context, mark_first, run_steps
 from gdnconsole.sglang.ruletables import alias_notices, table_for
+from gdnconsole.sglang.versions import rule_set_for
 
 
 @dataclass(frozen=True)
 class CheckResult:
     ok: bool
     sglang: str
-    errors: list[Finding]
+    errors: list[Finding]  # in SGLang's order; errors[0] (sglang_first) is the one SGLang raises
     notices: list[Finding]
     argv: list[str]
+    rule_set: str = ""  # the rule set applied (versions.RULE_SETS)
+    warnings: tuple[str, ...] = ()  # about the check itself: a version outside the rule sets' range
 
     def to_json(self) -> dict[str, Any]:
-        """The `gdnconsole check --json` object (issue 5 §4)."""
+        """The `gdnconsole check --json` object (issue 5 §4, issue 17)."""
         return {
             "ok": self.ok,
             "sglang": self.sglang,
+            "rule_set": self.rule_set,
+            "warnings": list(self.warnings),
             "errors": [
-                {"id": f.id, "flag": f.flag, "message": f.message, "source": f.source} for f in self.errors
+                {
+                    "id": f.id,
+                    "flag": f.flag,
+                    "message": f.message,
+                    "source": f.source,
+                    "sglang_first": f.sglang_first,
+                }
+                for f in self.errors
             ],
             "notices": [{"id": f.id, "message": f.message} for f in self.notices],
             "argv": list(self.argv),
@@ -48,16 +64,37 @@ def check(
     gpus: int | None = None,
     architecture: str | None = None,
     env: Mapping[str, str] | None = None,
+    gpu_memory_mb: float | None = None,
 ) -> CheckResult:
-    """What SGLang ``sglang`` would make of ``argv`` (server flags, without the interpreter or module)."""
+    """What SGLang ``sglang`` would make of ``argv`` (server flags, without the interpreter or module).
+
+    ``gpu_memory_mb``: one GPU's memory, from which SGLang picks its chunked prefill size; None when not
+    known (then only what holds for every GPU size is reported)."""
+    chosen = rule_set_for(sglang)
+    warnings = (chosen.warning,) if chosen.warning else ()
     parsed = flagmod.parse_argv(argv, sglang)
     notices = alias_notices(parsed, sglang)
-    if parsed.errors:
-        return CheckResult(False, sglang, list(parsed.errors), notices, list(argv))
-    if architecture is None:
-        architecture = architecture_of(str(parsed.values.get("model_path", "")))
-    ctx = context(
-        parsed, sglang, compute_capability=compute_capability, gpus=gpus, architecture=architecture, env=env
+    errors = list(parsed.errors)
+    if parsed.complete:
+        if architecture is None:
+            architecture = architecture_of(str(parsed.values.get("model_path", "")))
+        ctx = context(
+            parsed,
+            sglang,
+            compute_capability=compute_capability,
+            gpus=gpus,
+            architecture=architecture,
+            env=env,
+            gpu_memory_mb=gpu_memory_mb,
+        )
+        more_errors, more_notices = run_steps(table_for(sglang), ctx)
+        errors += more_errors
+        notices += more_notices
+    return CheckResult(
+        not errors, sglang, mark_first(errors), notices, list(argv), rule_set=chosen.name, warnings=warnings
     )
-    errors, more = run_steps(table_for(sglang), ctx)
-    return CheckResult(not errors, sglang, errors, notices + more, list(argv))
+
+
+def errors_of(argv: Sequence[str], **facts: Any) -> list[Finding]:
+    """Every error ``check`` finds, in SGLang's order; the first is marked ``sglang_first``."""
+    return check(argv, **facts).errors

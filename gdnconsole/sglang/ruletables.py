@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from gdnconsole.sglang import coretables as core
 from gdnconsole.sglang import flags as flagmod
 from gdnconsole.sglang.findings import Finding
 from gdnconsole.sglang.models import MAMBA_RADIX_ARCHS
@@ -543,6 +544,7 @@ def _attention_0_5_11() -> list[Step]:
     return [
         *default_backend(S11("2536-2550")),
         flex_with_spec(S11("2560-2566")),
+        *core.mla_backends_0_5_11(),
         _value_error(
             "attention.trtllm_mha_prefill_hardware",
             ("prefill_attention_backend", "attention_backend"),
@@ -760,7 +762,15 @@ def _speculative_0_5_11() -> list[Step]:
     ]
 
 
-TABLE_0_5_11: tuple[Step, ...] = (*_mamba_0_5_11(), *_attention_0_5_11(), *_speculative_0_5_11())
+TABLE_0_5_11: tuple[Step, ...] = (
+    core.chunk_default(core.CHUNK_TIERS_0_5_11, S11("1294-1380")),  # _handle_gpu_memory_settings
+    *_mamba_0_5_11(),
+    *_attention_0_5_11(),
+    core.dp_attention_off_0_5_11(),
+    *core.dp_attention_rules("0.5.11", S11("2933-2940"), "dp_size"),
+    *_speculative_0_5_11(),
+    *core.check_server_args_0_5_11(),
+)
 
 
 # -- 0.5.23 ------------------------------------------------------------------------------------------------
@@ -900,6 +910,7 @@ def _attention_0_5_23() -> list[Step]:
         hybrid_sm100_backend(S23("18-48", "arg_groups/model_overrides/qwen3_5.py")),
         *default_backend(S23("120-140", "arg_groups/attention_hook.py")),
         flex_with_spec(S23("161-163", "arg_groups/attention_hook.py")),
+        *core.mla_backends_0_5_23(),
         _value_error(
             "attention.trtllm_mha_prefill_hardware",
             ("prefill_attention_backend", "attention_backend"),
@@ -1099,7 +1110,15 @@ def _speculative_0_5_23() -> list[Step]:
     ]
 
 
-TABLE_0_5_23: tuple[Step, ...] = (*_mamba_0_5_23(), *_attention_0_5_23(), *_speculative_0_5_23())
+TABLE_0_5_23: tuple[Step, ...] = (
+    core.deprecated_dp_attention_0_5_23(),  # run_resolution_pipeline's first hook (pipeline.py:45)
+    core.chunk_default(core.CHUNK_TIERS_0_5_23, S23("78-180", "arg_groups/memory_hook.py")),
+    *_mamba_0_5_23(),
+    *_attention_0_5_23(),
+    *core.dp_attention_rules("0.5.23", S23("313-333", "arg_groups/parallel_hook.py"), "attn_dp_size"),
+    *_speculative_0_5_23(),
+    *core.check_server_args_0_5_23(),
+)
 
 TABLES: dict[str, tuple[Step, ...]] = {"0.5.11": TABLE_0_5_11, "0.5.23": TABLE_0_5_23}
 

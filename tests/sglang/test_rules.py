@@ -21,8 +21,9 @@ def run(argv: list[str], sglang: str, cc: str = "8.6", **kw: object) -> CheckRes
 
 def first(argv: list[str], sglang: str, cc: str = "8.6", **kw: object) -> tuple[str, str | None, str | None]:
     result = run(argv, sglang, cc, **kw)
-    assert not result.ok and len(result.errors) == 1, result
+    assert not result.ok and result.errors, result
     error = result.errors[0]
+    assert error.sglang_first and not any(e.sglang_first for e in result.errors[1:])
     return error.id, error.flag, error.raises
 
 
@@ -198,11 +199,12 @@ def test_ngram_rules() -> None:
         ok = run([*argv[:-2], "--attention-backend", "flashinfer"], sglang)
         assert ok.ok and "spec.ngram_draft_tokens_12" in notice_ids(ok)
     dp = [*QWEN3, "--speculative-algorithm", "NGRAM", "--enable-dp-attention", "--dp-size", "2"]
-    assert first(dp, "0.5.11")[0] == "spec.ngram_dp_attention"
+    assert first(dp, "0.5.11")[0] == "parallel.tp_not_divisible_by_dp"  # the default tp is 1
+    assert first([*dp, "--tp", "2"], "0.5.11")[0] == "spec.ngram_dp_attention"
 
 
 def test_standalone_and_dflash_rules() -> None:
-    dp = ["--enable-dp-attention", "--dp-size", "2"]
+    dp = ["--enable-dp-attention", "--dp-size", "2", "--tp", "2"]
     assert (
         first([*QWEN3, "--speculative-algorithm", "STANDALONE", *dp], "0.5.11")[0]
         == "spec.standalone_dp_attention"

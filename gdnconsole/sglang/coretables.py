@@ -1,0 +1,335 @@
+"""SGLang's argument rules that are not about speculation (issue 17): the chunked prefill size SGLang picks
+for the GPU, the page sizes attention backends force, their hardware gates, data-parallel attention, and
+the checks of ``check_server_args`` that run after all resolution. ``ruletables`` splices these into each
+version's table at the place SGLang's code runs them. Every entry cites the wheel's file:line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from gdnconsole.sglang.rulekit import Ctx, Resolve, Rule, Step
+
+# (upper bound in MiB, chunked prefill size) per GPU memory tier; None: SGLang could not read the memory.
+CHUNK_TIERS_0_5_11 = ((20 * 1024, 2048), (35 * 1024, 2048), (60 * 1024, 4096), (160 * 1024, 8192))
+CHUNK_TIERS_0_5_23 = ((20 * 1024, 2048), (35 * 1024, 4096), (60 * 1024, 4096), (160 * 1024, 8192))
+CHUNK_LARGEST = 16384  # B200, MI300
+CHUNK_FALLBACK = 4096
+
+
+def S11(lines: str, path: str = "srt/server_args.py") -> str:
+    return f"{path}:{lines} (0.5.11)"
+
+
+def S23(lines: str, path: str) -> str:
+    return f"srt/{path}:{lines} (0.5.23)"
+
+
+def _backend_is(name: str, *which: str) -> Callable[[Ctx], bool]:
+    """Whether any of the named backend fields (attention, decode, prefill) is ``name``."""
+    fields = which or ("attention_backend", "decode_attention_backend")
+    return lambda c: any(c.values.get(f) == name for f in fields)
+
+
+# -- the chunked prefill size, from the GPU's memory --------------------------------------------------------
+
+
+def chunk_for_memory(memory_mb: float, tiers: tuple[tuple[int, int], ...]) -> int:
+    for bound, size in tiers:
+        if memory_mb < bound:
+            return size
+    return CHUNK_LARGEST
+
+
+def chunk_candidates(c: Ctx, tiers: tuple[tuple[int, int], ...]) -> tuple[int, ...]:
+    """The chunked prefill sizes SGLang may pick: the given one, the one for this GPU's memory, or, with
+    the memory unknown, every size it picks for some GPU."""
+    if c.chunked_prefill_size is not None:
+        return (c.chunked_prefill_size,)
+    if c.gpu_memory_mb is not None:
+        return (chunk_for_memory(c.gpu_memory_mb, tiers),)
+    return tuple(sorted({size for _, size in tiers} | {CHUNK_LARGEST}))
+
+
+def chunk_default(tiers: tuple[tuple[int, int], ...], source: str) -> Resolve:
+    return Resolve(
+        "memory.chunked_prefill_default",
+        lambda c: c.set(chunked_prefill_candidates=chunk_candidates(c, tiers)),
+        source,
+    )
+
+
+def _divide_chunks(c: Ctx, by: int) -> None:
+    c.set(chunked_prefill_candidates=tuple(size // by for size in c.chunked_prefill_candidates))
+
+
+def chunk_page_rules(source: str) -> list[Step]:
+    """``check_server_args``: the chunked prefill size must be a multiple of the page size (511 :6821-6826;
+    523 validation_hook.py:241-246). With the GPU's memory unknown, an error only if every size fails."""
+
+    def failing(c: Ctx) -> list[int]:
+        if c.disaggregation_mode == "decode" or not c.page_size:
+            return []
+        return [size for size in c.chunked_prefill_candidates if size > 0 and size % c.page_size != 0]
+
+    def every(c: Ctx) -> bool:
+        bad = failing(c)
+        return bool(bad) and len(bad) == len([s for s in c.chunked_prefill_candidates if s > 0])
+
+    return [
+        Rule(
+            id="memory.chunked_prefill_page_size",
+            flags=("page_size", "chunked_prefill_size"),
+            severity="error",
+            when=every,
+            message=lambda c: (
+                f"SGLang would stop with AssertionError: the chunked prefill size ({_sizes(failing(c))}"
+                f"{_why_chunk(c)}) must be a multiple of the page size ({c.page_size}). Fix: a page size "
+                "that divides it (a power of two such as 16 or 64), or set --chunked-prefill-size to a "
+                "multiple of the page size."
+            ),
+            source=source,
+            raises="AssertionError",
+            sglang_text=lambda c: "chunked_prefill_size must be divisible by page_size",
+        ),
+        Rule(
+            id="memory.chunked_prefill_page_size_maybe",
+            flags=("page_size",),
+            severity="notice",
+            when=lambda c: bool(failing(c)) and not every(c),
+            message=lambda c: (
+                f"On some GPUs SGLang would stop: the chunked prefill size it picks from the GPU's memory "
+                f"({_sizes(failing(c))}) is not a multiple of the page size ({c.page_size}). Set "
+                "--chunked-prefill-size to be sure."
+            ),
+            source=source,
+        ),
+    ]
+
+
+def _sizes(sizes: list[int]) -> str:
+    return " or ".join(str(s) for s in sizes)
+
+
+def _why_chunk(c: Ctx) -> str:
+    if "chunked_prefill_size" in c.given:
+        return ", divided by the attention DP size" if c.dp_attention else ""
+    return ", which SGLang picks from the GPU's memory" + (
+        ", divided by the attention DP size" if c.dp_attention else ""
+    )
+
+
+# -- attention backends: page sizes they force, hardware they need -------------------------------------------
+
+
+def _page_forced(id: str, when: Callable[[Ctx], bool], size: int, why: str, source: str) -> Rule:
+    return Rule(
+        id=id,
+        flags=("page_size",),
+        severity="notice",
+        when=when,
+        message=lambda c: f"SGLang would set --page-size to {size}: {why}.",
+        source=source,
+        then=lambda c: c.set(page_size=size),
+    )
+
+
+def _blackwell(c: Ctx) -> bool:
+    return c.major in (10, 11, 12)
+
+
+def mla_backends_0_5_11() -> list[Step]:
+    """flashmla, cutlass_mla and trtllm_mla in ``_handle_attention_backend_compatibility``
+    (511 :2575-2616)."""
+    trtllm_mla = _backend_is("trtllm_mla")
+    return [
+        _page_forced(
+            "attention.flashmla_page_size",
+            lambda c: _backend_is("flashmla")(c) and c.page_size != 64,
+            64,
+            "FlashMLA supports only 64",
+            S11("2575-2582"),
+        ),
+        _page_forced(
+            "attention.cutlass_mla_page_size",
+            lambda c: _backend_is("cutlass_mla")(c) and c.page_size != 128,
+            128,
+            "Cutlass MLA supports only 128",
+            S11("2584-2591"),
+        ),
+        Rule(
+            id="attention.trtllm_mla_hardware",
+            flags=("attention_backend", "decode_attention_backend"),
+            severity="error",
+            when=lambda c: trtllm_mla(c) and c.major is not None and not _blackwell(c),
+            message=lambda c: (
+                "SGLang 0.5.11 would stop with ValueError: the trtllm_mla attention backend needs a "
+                f"Blackwell GPU (SM100/SM12x); this one is SM {c.major}.x. Fix: choose another "
+                "--attention-backend (flashinfer, triton; fa3 on Hopper)."
+            ),
+            source=S11("2593-2604"),
+            raises="ValueError",
+            sglang_text=lambda c: (
+                "TRTLLM MLA backend is only supported on Blackwell GPUs (SM100/SM12x). Please use a "
+                "different backend."
+            ),
+        ),
+        _page_forced(
+            "attention.trtllm_mla_page_size",
+            lambda c: trtllm_mla(c) and c.page_size not in (32, 64),
+            64,
+            "TensorRT-LLM MLA supports 32 or 64",
+            S11("2605-2609"),
+        ),
+        Rule(
+            id="attention.trtllm_mla_kv_cache_dtype",
+            flags=("kv_cache_dtype",),
+            severity="error",
+            when=lambda c: trtllm_mla(c) and c.kv_cache_dtype not in ("fp8_e4m3", "fp4_e2m1", "bf16", "auto"),
+            message=lambda c: (
+                f"SGLang would stop with ValueError: the trtllm_mla backend does not take --kv-cache-dtype "
+                f"{c.kv_cache_dtype}. Fix: fp8_e4m3, fp4_e2m1, bf16 or auto."
+            ),
+            source=S11("2610-2614"),
+            raises="ValueError",
+            sglang_text=lambda c: (
+                "TensorRT-LLM MLA backend only supports kv-cache-dtype of fp8_e4m3, fp4_e2m1, bf16, or auto."
+            ),
+        ),
+    ]
+
+
+def mla_backends_0_5_23() -> list[Step]:
+    """``_mla_backend_page_constraints`` (523 arg_groups/overrides.py:1144-1200), run from the attention
+    hook before its trtllm_mha checks. (The trtllm_mha page sizes are the existing rule's.)"""
+
+    def src(lines: str) -> str:
+        return S23(lines, "arg_groups/overrides.py")
+
+    return [
+        _page_forced(
+            "attention.flashmla_page_size",
+            lambda c: _backend_is("flashmla")(c) and c.page_size != 64,
+            64,
+            "FlashMLA supports only 64",
+            src("1147-1154"),
+        ),
+        _page_forced(
+            "attention.trtllm_mla_page_size",
+            lambda c: _backend_is("trtllm_mla")(c) and c.page_size not in (32, 64),
+            64,
+            "TensorRT-LLM MLA supports 32 or 64",
+            src("1155-1163"),
+        ),
+        _page_forced(
+            "attention.cutedsl_mla_page_size",
+            lambda c: (
+                _backend_is(
+                    "cutedsl_mla",
+                    "attention_backend",
+                    "decode_attention_backend",
+                    "prefill_attention_backend",
+                )(c)
+                and c.page_size not in (32, 64)
+            ),
+            64,
+            "CuteDSL MLA supports 32 or 64",
+            src("1164-1173"),
+        ),
+    ]
+
+
+# -- data parallelism ---------------------------------------------------------------------------------------
+
+
+def _dp_size(c: Ctx) -> int:
+    return int(c.attn_dp_size if c.values.get("attn_dp_size", 1) > 1 else c.dp_size)
+
+
+def dp_attention_rules(version: str, source: str, dest: str) -> list[Step]:
+    """``_handle_data_parallelism``: attention DP splits the TP group, so tp must be a multiple of the DP
+    size (a bare assert); then each DP rank prefills a share of the chunk (511 :2928-2942; 523
+    parallel_hook.py:313-333)."""
+    return [
+        Rule(
+            id="parallel.tp_not_divisible_by_dp",
+            flags=(dest, "tp_size", "enable_dp_attention"),
+            severity="error",
+            when=lambda c: c.dp_attention and c.tp_size % _dp_size(c) != 0,
+            message=lambda c: (
+                f"SGLang {version} would stop with a bare AssertionError: with data-parallel attention the "
+                f"tensor-parallel size ({c.tp_size}{'' if 'tp_size' in c.given else ', the default'}) must "
+                f"be a multiple of the attention DP size ({_dp_size(c)}). Fix: --tp {_dp_size(c)} (or a "
+                "multiple of it), or a DP size that divides --tp."
+            ),
+            source=source,
+            raises="AssertionError",
+            sglang_text=lambda c: "",
+        ),
+        Resolve(
+            "parallel.dp_attention_chunk",
+            lambda c: _divide_chunks(c, _dp_size(c)),
+            source,
+            lambda c: c.dp_attention and _dp_size(c) > 0,
+        ),
+    ]
+
+
+def dp_attention_off_0_5_11() -> Resolve:
+    """``--enable-dp-attention`` with ``--dp 1`` does nothing (511 :2929-2931)."""
+    return Resolve(
+        "parallel.dp_attention_needs_dp",
+        lambda c: c.set(enable_dp_attention=False, enable_dp_lm_head=False),
+        S11("2929-2931"),
+        lambda c: c.dp_size == 1,
+    )
+
+
+def deprecated_dp_attention_0_5_23() -> Resolve:
+    """``--dp N --enable-dp-attention`` is read as ``--attn-dp-size N`` (523 parallel_hook.py:39-61)."""
+
+    def apply(c: Ctx) -> None:
+        if c.attn_dp_size == 1:
+            c.set(attn_dp_size=c.dp_size, dp_size=1)
+            if "dp_size" in c.given:
+                c.given["attn_dp_size"] = c.given["dp_size"]
+        c.set(enable_dp_attention=False)
+
+    return Resolve(
+        "parallel.deprecated_dp_attention",
+        apply,
+        S23("39-61", "arg_groups/parallel_hook.py"),
+        lambda c: bool(c.enable_dp_attention),
+    )
+
+
+# -- check_server_args --------------------------------------------------------------------------------
+
+
+def nnodes_rule(source: str) -> Rule:
+    return Rule(
+        id="parallel.tp_pp_nodes",
+        flags=("nnodes", "tp_size"),
+        severity="error",
+        when=lambda c: (c.tp_size * c.pp_size) % max(int(c.nnodes), 1) != 0,
+        message=lambda c: (
+            f"SGLang would stop with AssertionError: tp × pp ({c.tp_size} × {c.pp_size}) must be a multiple "
+            f"of --nnodes ({c.nnodes}). Fix: spread the ranks evenly over the nodes."
+        ),
+        source=source,
+        raises="AssertionError",
+        sglang_text=lambda c: "tp_size must be divisible by number of nodes",
+    )
+
+
+def check_server_args_0_5_11() -> list[Step]:
+    """``ServerArgs.check_server_args`` (511 server_args.py:6770-6826), after all of ``__post_init__``."""
+    return [nnodes_rule(S11("6772-6774")), *chunk_page_rules(S11("6821-6826"))]
+
+
+def check_server_args_0_5_23() -> list[Step]:
+    """``check_server_args`` (523 arg_groups/validation_hook.py:172-246), after ``resolve_once``."""
+    return [
+        nnodes_rule(S23("179-181", "arg_groups/validation_hook.py")),
+        *chunk_page_rules(S23("241-246", "arg_groups/validation_hook.py")),
+    ]
