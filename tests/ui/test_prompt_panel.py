@@ -5,6 +5,7 @@ sparklines; the form's checks; keys in footer, help and palette."""
 from __future__ import annotations
 
 import io
+import itertools
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -100,6 +101,20 @@ async def live(tmp_path: Path, server: Callable[[Host], Any], **table: object) -
         await session.stop()
 
 
+def paints(screen: PromptScreen) -> list[str]:
+    """From now on, every text the answer's box is given, in order, as the terminal shows it."""
+    box = screen.query_one("#answer-text", Static)
+    texts: list[str] = []
+    update = box.update
+
+    def record(content: Any = "", *, layout: bool = True) -> None:
+        texts.append(plain(content))
+        update(content, layout=layout)
+
+    box.update = record  # type: ignore[method-assign]
+    return texts
+
+
 def send_key(app: DashboardApp, key: str) -> None:
     """A key as the terminal sends it, without waiting as ``pilot.press`` does for the app to go idle
     (which, while an answer streams in, is after the answer has ended)."""
@@ -124,19 +139,17 @@ async def test_a_typed_prompt_streams_in_with_its_figures(tmp_path: Path, reason
         await pilot.press(*"Ping")
         screen.form.thinking = False  # the answer only: reasoning has its own test
         screen.query_one("#pf-max", Input).value = "12"
+        painted = paints(screen)
         send_key(app, "ctrl+r")
-        seen: list[str] = []
-
-        def streaming() -> bool:
-            text = shown(screen, "#answer-text")
-            if text.strip() and screen.answer.result is None:
-                seen.append(text)  # part of the answer, on screen before its end
-            return screen.started == 1 and screen.running is None
-
-        assert await until(pilot, streaming, 30)
+        assert await until(pilot, lambda: screen.started == 1 and screen.running is None, 30)
         result = screen.answer.result
         assert result is not None and result.ok, result
-        assert seen and 0 < len(seen[0].strip()) < len(result.text), seen
+        # What the screen showed, in order: each text a longer part of the answer, ending with all of it.
+        # (Whether a tick fell inside this 1.2 s answer is the machine's business: the partial answer on
+        # screen is the next test's event.)
+        texts = [words(t) for t in painted if t.strip()]
+        assert texts and texts[-1] == words(result.text), texts
+        assert all(b.startswith(a) for a, b in itertools.pairwise(texts)), texts
         assert words(shown(screen, "#answer-text")) == words(result.text)
         assert shown(screen, "#answer-status").startswith("✔ answered in ")
         figures = shown(screen, "#answer-figures")
@@ -155,6 +168,29 @@ async def test_a_typed_prompt_streams_in_with_its_figures(tmp_path: Path, reason
         box.clear()
         await pilot.press("up")  # on the (only) first line: the prompt just run comes back
         assert box.text == "Ping"
+
+
+async def test_the_answer_shows_on_screen_while_it_streams_and_esc_keeps_it(
+    tmp_path: Path, reasoning_server: Any
+) -> None:
+    """A slow answer (3 to 8 s): part of it is on screen while the request still runs; esc cancels and
+    what came stays, marked cancelled."""
+    async with live(tmp_path, reasoning_server, tokens_per_s=5.0) as (pilot, app, session, screen):
+        screen.form.thinking = False
+        painted = paints(screen)
+        send_key(app, "ctrl+r")
+        assert await until(pilot, lambda: bool(shown(screen, "#answer-text").strip()), 30)
+        assert screen.running is not None and screen.answer.result is None  # still streaming
+        assert shown(screen, "#answer-status").startswith("◐ streaming")
+        await pilot.press("escape")
+        assert await until(pilot, lambda: screen.running is None, 10)
+        partial = screen.answer.result
+        assert partial is not None and partial.error == "cancelled by the user"
+        assert shown(screen, "#answer-status").startswith("■ cancelled after ")
+        texts = [words(t) for t in painted if t.strip()]
+        assert texts[-1] == words(partial.text) == words(shown(screen, "#answer-text")), texts
+        assert all(b.startswith(a) for a, b in itertools.pairwise(texts)), texts
+        assert session.serving.verified is True  # cancelling is not a failed answer
 
 
 async def test_the_reasoning_preset_shows_the_thinking_apart(tmp_path: Path, reasoning_server: Any) -> None:
