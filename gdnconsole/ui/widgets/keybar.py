@@ -4,13 +4,16 @@ Textual's Footer lays out one widget per key and lets the row run off the right 
 dashboard's last key was cut mid-word ("E First erro") and a letter of the hidden keys showed after the
 palette key. It also re-composes its widgets on every focus change, a frame of its own at start-up. This
 bar draws one line of text: the screen's own keys first, in the order the screen lists them (its most
-used first), then those of the focused widget, then the app's; "? Help" and "^p palette" stay at the
-right edge, since both list every key. When the keys do not fit, whole keys are left out from the end:
-a key is never cut. A click on a key presses it.
+used first), then those of the focused widget, then the app's; "q Quit", "? Help" and "^p palette" stay
+at the right edge: the way out always shows, and the other two list every key. When the screen's own
+keys do not fit, the bar goes compact (each description's first word, no palette key: ctrl+p and help
+still say it); when even those do not fit, whole keys are left out from the end: a key is never cut. A
+click on a key presses it.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -21,7 +24,7 @@ from textual.screen import Screen
 from textual.widget import Widget
 
 GAP = "  "  # between two keys
-PINNED_ACTIONS = ("help", "command_palette")  # at the right edge, in this order
+PINNED_ACTIONS = ("quit", "help", "command_palette")  # at the right edge, in this order; kept longest
 
 
 @dataclass(frozen=True)
@@ -32,6 +35,7 @@ class KeyItem:
     action: str
     enabled: bool
     pinned: bool
+    own: bool = True  # the screen's own key (not the focused widget's or the app's)
 
     @property
     def width(self) -> int:
@@ -51,25 +55,44 @@ def key_items(screen: Screen[object]) -> list[KeyItem]:
         seen.add(binding.action)
         rank = 0 if namespace is screen else 2 if namespace is app else 1
         pinned = binding.action in PINNED_ACTIONS
-        item = KeyItem(
-            binding.key, app.get_key_display(binding), binding.description, binding.action, enabled, pinned
-        )
-        ranked.append((3 if pinned else rank, order, item))
+        display = app.get_key_display(binding)
+        item = KeyItem(binding.key, display, binding.description, binding.action, enabled, pinned, rank == 0)
+        ranked.append((3 + PINNED_ACTIONS.index(binding.action) if pinned else rank, order, item))
     palette = active.get(app.COMMAND_PALETTE_BINDING)
     if app.ENABLE_COMMAND_PALETTE and palette is not None and "command_palette" not in seen:
         binding = palette.binding
         item = KeyItem(
             binding.key, app.get_key_display(binding), "palette", binding.action, palette.enabled, True
         )
-        ranked.append((4, 0, item))
+        ranked.append((3 + len(PINNED_ACTIONS), 0, item))
     return [item for _rank, _order, item in sorted(ranked, key=lambda r: (r[0], r[1]))]
 
 
 def fit(items: list[KeyItem], width: int) -> tuple[list[KeyItem], list[KeyItem]]:
-    """The unpinned keys that fit before the pinned ones, in order, and the pinned ones that fit."""
+    """The unpinned keys that fit before the pinned ones, in order, and the pinned ones that fit: as
+    they are when the screen's own keys all fit, else the compact form when it shows more."""
+    full = _fitted(items, width)
+    if all(item in full[0] for item in items if item.own and not item.pinned):
+        return full
+    compact = _fitted(_compact(items), width)
+    return compact if len(compact[0]) > len(full[0]) else full
+
+
+def _compact(items: list[KeyItem]) -> list[KeyItem]:
+    """Each key with the first word of its description (whole where two would read the same: "Save",
+    "Save as new"); the palette key left out."""
+    kept = [item for item in items if item.action != "command_palette"]
+    firsts = [item.description.split(" ", 1)[0] for item in kept]
+    return [
+        item if firsts.count(first) > 1 else dataclasses.replace(item, description=first)
+        for item, first in zip(kept, firsts, strict=True)
+    ]
+
+
+def _fitted(items: list[KeyItem], width: int) -> tuple[list[KeyItem], list[KeyItem]]:
     pinned = [item for item in items if item.pinned]
     while pinned and _span(pinned) > width:
-        pinned.pop()  # a very narrow terminal: the palette key goes first
+        pinned.pop()  # a very narrow terminal: the palette key goes first, quit last
     room = width - _span(pinned) - (len(GAP) if pinned else 0)
     shown: list[KeyItem] = []
     for item in items:
