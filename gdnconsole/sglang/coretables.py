@@ -140,7 +140,7 @@ def _blackwell(c: Ctx) -> bool:
 
 def mla_backends_0_5_11() -> list[Step]:
     """flashmla, cutlass_mla and trtllm_mla in ``_handle_attention_backend_compatibility``
-    (511 :2575-2616)."""
+    (511 :2580-2616)."""
     trtllm_mla = _backend_is("trtllm_mla")
     return [
         _page_forced(
@@ -148,55 +148,62 @@ def mla_backends_0_5_11() -> list[Step]:
             lambda c: _backend_is("flashmla")(c) and c.page_size != 64,
             64,
             "FlashMLA supports only 64",
-            S11("2575-2582"),
+            S11("2580-2587"),
         ),
         _page_forced(
             "attention.cutlass_mla_page_size",
             lambda c: _backend_is("cutlass_mla")(c) and c.page_size != 128,
             128,
             "Cutlass MLA supports only 128",
-            S11("2584-2591"),
+            S11("2589-2596"),
         ),
-        Rule(
-            id="attention.trtllm_mla_hardware",
-            flags=("attention_backend", "decode_attention_backend"),
-            severity="error",
-            when=lambda c: trtllm_mla(c) and c.major is not None and not _blackwell(c),
-            message=lambda c: (
-                "SGLang 0.5.11 would stop with ValueError: the trtllm_mla attention backend needs a "
-                f"Blackwell GPU (SM100/SM12x); this one is SM {c.major}.x. Fix: choose another "
-                "--attention-backend (flashinfer, triton; fa3 on Hopper)."
-            ),
-            source=S11("2593-2604"),
-            raises="ValueError",
-            sglang_text=lambda c: (
-                "TRTLLM MLA backend is only supported on Blackwell GPUs (SM100/SM12x). Please use a "
-                "different backend."
-            ),
-        ),
+        trtllm_mla_hardware("0.5.11", S11("2598-2605")),
         _page_forced(
             "attention.trtllm_mla_page_size",
             lambda c: trtllm_mla(c) and c.page_size not in (32, 64),
             64,
             "TensorRT-LLM MLA supports 32 or 64",
-            S11("2605-2609"),
+            S11("2606-2610"),
         ),
-        Rule(
-            id="attention.trtllm_mla_kv_cache_dtype",
-            flags=("kv_cache_dtype",),
-            severity="error",
-            when=lambda c: trtllm_mla(c) and c.kv_cache_dtype not in ("fp8_e4m3", "fp4_e2m1", "bf16", "auto"),
-            message=lambda c: (
-                f"SGLang would stop with ValueError: the trtllm_mla backend does not take --kv-cache-dtype "
-                f"{c.kv_cache_dtype}. Fix: fp8_e4m3, fp4_e2m1, bf16 or auto."
-            ),
-            source=S11("2610-2614"),
-            raises="ValueError",
-            sglang_text=lambda c: (
-                "TensorRT-LLM MLA backend only supports kv-cache-dtype of fp8_e4m3, fp4_e2m1, bf16, or auto."
-            ),
-        ),
+        trtllm_mla_kv_cache_dtype(("fp8_e4m3", "fp4_e2m1", "bf16", "auto"), S11("2611-2616")),
     ]
+
+
+def trtllm_mla_hardware(version: str, source: str) -> Rule:
+    return Rule(
+        id="attention.trtllm_mla_hardware",
+        flags=("attention_backend", "decode_attention_backend"),
+        severity="error",
+        when=lambda c: _backend_is("trtllm_mla")(c) and c.major is not None and not _blackwell(c),
+        message=lambda c: (
+            f"SGLang {version} would stop with ValueError: the trtllm_mla attention backend needs a "
+            f"Blackwell GPU (SM100/SM12x); this one is SM {c.major}.x. Fix: choose another "
+            "--attention-backend (flashinfer, triton; fa3 on Hopper)."
+        ),
+        source=source,
+        raises="ValueError",
+        sglang_text=lambda c: (
+            "TRTLLM MLA backend is only supported on Blackwell GPUs (SM100/SM12x). Please use a "
+            "different backend."
+        ),
+    )
+
+
+def trtllm_mla_kv_cache_dtype(allowed: tuple[str, ...], source: str) -> Rule:
+    listed = ", ".join(allowed[:-1]) + f", or {allowed[-1]}"
+    return Rule(
+        id="attention.trtllm_mla_kv_cache_dtype",
+        flags=("kv_cache_dtype",),
+        severity="error",
+        when=lambda c: _backend_is("trtllm_mla")(c) and c.kv_cache_dtype not in allowed,
+        message=lambda c: (
+            f"SGLang would stop with ValueError: the trtllm_mla backend does not take --kv-cache-dtype "
+            f"{c.kv_cache_dtype}. Fix: {listed}."
+        ),
+        source=source,
+        raises="ValueError",
+        sglang_text=lambda c: f"TensorRT-LLM MLA backend only supports kv-cache-dtype of {listed}.",
+    )
 
 
 def mla_backends_0_5_23() -> list[Step]:
@@ -236,6 +243,8 @@ def mla_backends_0_5_23() -> list[Step]:
             "CuteDSL MLA supports 32 or 64",
             src("1164-1173"),
         ),
+        trtllm_mla_hardware("0.5.23", src("1203-1213")),
+        trtllm_mla_kv_cache_dtype(("fp8_e4m3", "bf16", "auto"), src("1214-1217")),
     ]
 
 
@@ -324,12 +333,12 @@ def nnodes_rule(source: str) -> Rule:
 
 def check_server_args_0_5_11() -> list[Step]:
     """``ServerArgs.check_server_args`` (511 server_args.py:6770-6826), after all of ``__post_init__``."""
-    return [nnodes_rule(S11("6772-6774")), *chunk_page_rules(S11("6821-6826"))]
+    return [nnodes_rule(S11("6774-6777")), *chunk_page_rules(S11("6821-6826"))]
 
 
 def check_server_args_0_5_23() -> list[Step]:
     """``check_server_args`` (523 arg_groups/validation_hook.py:172-246), after ``resolve_once``."""
     return [
-        nnodes_rule(S23("179-181", "arg_groups/validation_hook.py")),
+        nnodes_rule(S23("177-181", "arg_groups/validation_hook.py")),
         *chunk_page_rules(S23("241-246", "arg_groups/validation_hook.py")),
     ]

@@ -57,6 +57,19 @@ HOST_CHECK_TIMEOUT_S = 60.0
 SHORT = 30  # rows below which the buttons give their place to the form (the footer has the same keys)
 DIM = Style(dim=True)
 
+
+def first_of_many(result: rules.CheckResult, tones: Tones) -> list[Text]:
+    """With several errors, which one SGLang itself stops at: the others are what it says next."""
+    if len(result.errors) < 2:
+        return []
+    first = result.errors[0]
+    out = Text("✖ SGLang stops first at ", tones.bad)
+    out.append(f"{first.flag or first.id} [{first.id}]", tones.bad)
+    others = len(result.errors) - 1
+    out.append(f"; the other {others} error{'s' if others > 1 else ''} it would raise once that is fixed.")
+    return [out]
+
+
 # (field, label, placeholder): the placeholder says which flag it is and what SGLang does when empty.
 INPUTS: tuple[tuple[str, str, str], ...] = (
     ("model", "model", "--model-path: a path on the host or a Hugging Face id"),
@@ -349,6 +362,8 @@ class FlagFormScreen(Screen[FormResult]):
     def _paint_findings(self, tones: Tones) -> None:
         lines: list[Text] = []
         if self.result is not None and self.checked == self._current_argv():
+            lines += [Text(f"⚠ {warning}", tones.warning) for warning in self.result.warnings]
+            lines += first_of_many(self.result, tones)
             lines += [flagcheck.finding_text(f, tones) for f in self._rule_errors().get("", [])]
             lines += [flagcheck.finding_text(f, tones) for f in self.result.notices]
         self.query_one("#ff-findings", Static).update(Text("\n").join(lines))
