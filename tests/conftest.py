@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,7 +16,25 @@ from gdnconsole.host.prompthistory import PROMPTS_DIR_ENV
 from gdnconsole.host.simhome import prepare_home
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
-REAL_LOGS = SHARED / "sglang" / "logs"
+# Real SGLang log excerpts the suite reads: a copy in the repository (a plain clone has no ../shared);
+# tests/sglang/test_real_logs.py checks it against its source when ../shared is there.
+REAL_LOGS = Path(__file__).resolve().parent / "sglang" / "real_logs"
+SHARED_LOGS = SHARED / "sglang" / "logs"
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """Say at the end what did not run here and why, one line per reason, however the skip was made."""
+    reasons: Counter[str] = Counter()
+    for report in terminalreporter.stats.get("skipped", []):
+        longrepr = getattr(report, "longrepr", None)
+        reason = longrepr[2] if isinstance(longrepr, tuple) and len(longrepr) == 3 else str(longrepr)
+        reasons[reason.removeprefix("Skipped: ")] += 1
+    if not reasons:
+        return
+    total = sum(reasons.values())
+    terminalreporter.write_sep("-", f"{total} test{'' if total == 1 else 's'} skipped here, and why")
+    for reason, count in reasons.most_common():
+        terminalreporter.write_line(f"{count:4d} × {reason}")
 
 
 @pytest.fixture(autouse=True)

@@ -3,7 +3,8 @@
 ``make test`` installs them first when it can (``tests/tools/test-deps``: root with apt-get). Where it
 cannot, a test that needs one is skipped with a line that names the Debian package to install, never an
 error. Under CI (``CI`` set) a missing tool fails instead: there the install must have worked, and a
-skip would hide that the SSH or terminal tests never ran.
+skip would hide that the SSH or terminal tests never ran. Data from outside the repository (``../shared``)
+is treated the same way (``require_path``), and the end of the test run says what was skipped and why.
 """
 
 from __future__ import annotations
@@ -34,6 +35,19 @@ def require(tool: str, *, module_level: bool = False) -> None:
     """Skip the calling test (or module) when ``tool`` is missing; fail under CI."""
     if have(tool):
         return
+    _skip(missing_message(tool), module_level=module_level)
+
+
+def require_path(path: Path, what: str) -> None:
+    """Skip the calling test when ``path`` (data from outside the repository: ``what``) is missing; fail
+    under CI, where ``shared/`` is laid beside the clone. What the suite itself needs lives in the
+    repository; a test that needs ``path`` only checks that copy against its source."""
+    if path.exists():
+        return
+    _skip(f"{what} not found at {path}", module_level=False)
+
+
+def _skip(message: str, *, module_level: bool) -> None:
     if os.environ.get("CI"):
-        pytest.fail(missing_message(tool), pytrace=False)
-    pytest.skip(missing_message(tool), allow_module_level=module_level)
+        pytest.fail(message, pytrace=False)
+    pytest.skip(message, allow_module_level=module_level)

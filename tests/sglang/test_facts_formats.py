@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import REAL_LOGS
 from tests.sglang.facts_formats import (
     FormatError,
     LineKind,
@@ -18,8 +19,6 @@ from tests.sglang.facts_formats import (
     parse_line,
     parse_version,
 )
-
-REAL_LOGS = Path(__file__).resolve().parents[3] / "shared" / "sglang" / "logs"
 
 # Version each excerpt implies (logs/README.md): stated, or the release of that month.
 EXCERPT_VERSIONS = {
@@ -35,13 +34,9 @@ EXCERPT_VERSIONS = {
 
 
 def _excerpts() -> list[Path]:
-    return sorted(REAL_LOGS.glob("*.log")) if REAL_LOGS.is_dir() else []
+    return sorted(REAL_LOGS.glob("*.log"))
 
 
-needs_real_logs = pytest.mark.skipif(not REAL_LOGS.is_dir(), reason=f"{REAL_LOGS} not present")
-
-
-@needs_real_logs
 @pytest.mark.parametrize("path", _excerpts(), ids=lambda p: p.name[:2])
 @pytest.mark.parametrize("mode", ["stated", "lenient"])
 def test_real_excerpts_are_accepted(path: Path, mode: str) -> None:
@@ -50,7 +45,6 @@ def test_real_excerpts_are_accepted(path: Path, mode: str) -> None:
     assert not findings, format_findings(findings)
 
 
-@needs_real_logs
 def test_every_excerpt_has_a_version() -> None:
     assert {p.name[:2] for p in _excerpts()} <= EXCERPT_VERSIONS.keys()
 

@@ -140,7 +140,7 @@ def test_an_excerpt_starting_mid_stream_gets_the_stage_its_lines_prove() -> None
     assert startup is not None and startup.stage is Stage.SERVING
 
 
-# What ../shared/sglang/logs/README.md says of each real excerpt: last stage, and crash stage if any.
+# What real_logs/README.md says of each real excerpt: last stage, and crash stage if any.
 REAL = {
     "02-startup-ready-uvicorn-no-tp-prefix-2025-11.log": ("warmup", None),
     "04-tp2-capture-cuda-graph-end-both-ranks-2025-11.log": ("graphs", None),
@@ -153,7 +153,6 @@ REAL = {
 }
 
 
-@pytest.mark.skipif(not REAL_LOGS.is_dir(), reason="../shared/sglang/logs is not here")
 @pytest.mark.parametrize(("name", "expected"), sorted(REAL.items()))
 def test_real_excerpts_are_classified_as_their_readme_says(
     name: str, expected: tuple[str, str | None]
@@ -171,7 +170,6 @@ def test_real_excerpts_are_classified_as_their_readme_says(
         assert startup.fatal is not None and startup.fatal.stage.label == crash
 
 
-@pytest.mark.skipif(not REAL_LOGS.is_dir(), reason="../shared/sglang/logs is not here")
 def test_real_torchcodec_warning_is_not_fatal_and_startup_continues() -> None:
     text = (REAL_LOGS / "09-qwen35-l40-torchcodec-warning-nonfatal.log").read_text()
     startup = feed(text).current
