@@ -8,6 +8,7 @@ import statistics
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from gdnconsole.chat.burst import percentile
 from gdnconsole.chat.model import ChatRequest, ChatResult, Timeouts
@@ -16,6 +17,15 @@ from gdnconsole.tune.prompts import PromptSet
 from gdnconsole.tune.results import BatchFigures
 
 Say = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class FixedLength(ChatRequest):
+    """A request whose answer is exactly ``max_tokens`` long (SGLang's ``ignore_eos``, as its
+    bench_serving sends): every combination decodes the same number of tokens per prompt."""
+
+    def body(self, model: str) -> dict[str, Any]:
+        return {**super().body(model), "ignore_eos": True}
 
 
 @dataclass(frozen=True)
@@ -54,7 +64,7 @@ async def measure(session: HostSession, load: Load, say: Say) -> Measured:
             wall = 0.0
             for wave in waves(load, batch):
                 requests = [
-                    ChatRequest(p, max_tokens=load.max_tokens, temperature=0.0, model=model) for p in wave
+                    FixedLength(p, max_tokens=load.max_tokens, temperature=0.0, model=model) for p in wave
                 ]
                 started = time.monotonic()
                 answers = await asyncio.gather(*(client.chat(r) for r in requests))

@@ -270,7 +270,7 @@ class App:
         kwargs = body.get("chat_template_kwargs") or {}
         thinking = bool(self.state.args.reasoning_parser) and kwargs.get("enable_thinking", True) is not False
         max_tokens = body.get("max_completion_tokens", body.get("max_tokens"))
-        completion = generation.complete(messages, max_tokens, thinking)
+        completion = generation.complete(messages, max_tokens, thinking, bool(body.get("ignore_eos")))
         prompt_tokens = generation.count_prompt_tokens(messages)
         running = self._admit(messages, prompt_tokens, completion.tokens, warmup=False)
         spec_steps = self.state.batcher.spec_steps

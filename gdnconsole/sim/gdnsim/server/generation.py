@@ -118,13 +118,19 @@ def _sentence(rng: random.Random, words: tuple[str, ...] | list[str], count: int
     return tokens
 
 
-def complete(messages: object, max_tokens: int | None, thinking: bool) -> Completion:
-    """The answer to ``messages``, cut at ``max_tokens`` (finish_reason "length" then)."""
+def complete(
+    messages: object, max_tokens: int | None, thinking: bool, ignore_eos: bool = False
+) -> Completion:
+    """The answer to ``messages``, cut at ``max_tokens`` (finish_reason "length" then). With
+    ``ignore_eos`` (SGLang's sampling parameter, which benchmarks use for a fixed output length) the
+    answer goes on, sentence after sentence, until ``max_tokens``."""
     rng = random.Random(seed_of(messages))
     reasoning = _sentence(rng, THINKING, rng.randint(12, 24)) if thinking else []
     content = _sentence(rng, WORDS, rng.randint(16, 40))
+    while ignore_eos and max_tokens is not None and len(reasoning) + len(content) < max_tokens:
+        content += _sentence(rng, WORDS, rng.randint(16, 40))
     limit = max_tokens if max_tokens is not None and max_tokens >= 0 else len(reasoning) + len(content)
-    if len(reasoning) + len(content) <= limit:
+    if len(reasoning) + len(content) <= limit and not (ignore_eos and max_tokens is not None):
         return Completion(reasoning, content, "stop")
     kept_reasoning = reasoning[:limit]
     return Completion(kept_reasoning, content[: limit - len(kept_reasoning)], "length")
@@ -134,4 +140,3 @@ def count_prompt_tokens(messages: object) -> int:
     """A tokenizer's count, roughly: words × 1.3 plus the chat template's framing."""
     text = json.dumps(messages, default=str)
     return 8 + int(len(text.split()) * 1.3) + text.count('"role"') * 4
-
