@@ -14,13 +14,14 @@ import socket
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from gdnconsole.config import writer as config_writer
 from gdnconsole.config.hosts import Host, Profile, SshTarget
 
 if TYPE_CHECKING:
     from gdnconsole.demo.player import Director
+    from gdnconsole.ui.screens.tune import TuneScreen
 
 HostsFactory = Callable[[Path, float], list[Host]]  # (the folder for the hosts' homes, the sim's speed)
 Script = Callable[["Director"], Awaitable[None]]
@@ -291,11 +292,56 @@ async def fleet(d: Director) -> None:
     await d.pause(2)
 
 
+# -- tune: the fastest speculative flags on ct129, measured ----------------------------------------------
+
+
+DEMO_TOKENS_PER_S = 40.0  # ct129's decode rate, one request without speculation
+
+
+def tune_hosts(homes: Path, speed: float) -> list[Host]:
+    """ct129, its decode as much faster as its timeline: a sweep of ten launches plays in minutes."""
+    return [sim_host("ct129", homes / "ct129", speed, tokens_per_s=DEMO_TOKENS_PER_S * speed)]
+
+
+def _tune_screen(d: Director) -> TuneScreen | None:
+    """The tune screen when it is shown (by its class name: this module loads no Textual)."""
+    screen = d.app.screen
+    return cast("TuneScreen", screen) if type(screen).__name__ == "TuneScreen" else None
+
+
+def _sweep_ended(d: Director) -> bool:
+    screen = _tune_screen(d)
+    return screen is not None and screen.sweep is not None and not screen.running
+
+
+async def tune(d: Director) -> None:
+    d.caption("ct129: which speculative flags are fastest on this box? u opens the tune screen")
+    await d.connected(0)
+    await d.pause(1.5)
+    await d.press("u")
+    await d.on_screen("TuneScreen")
+    d.caption("the grid: num steps 1-3, topk 1, draft tokens 2-4; 8 chat prompts at batch 1 and 8", "1/3")
+    await d.pause(2)
+    await d.press("ctrl+r")
+    d.caption(
+        "checked against SGLang 0.5.11's rules, then the baseline and each: launch, VERIFIED, measure", "2/3"
+    )
+    await d.until(lambda: _sweep_ended(d), "the sweep to end", timeout=12 * d.startup_timeout)
+    screen = _tune_screen(d)
+    ended = screen.last_message if screen is not None else ""
+    d.caption(f"{ended}. ctrl+b would save it into the profile", "3/3")
+    await d.pause(5)
+    await d.press("escape")
+    await d.on_dashboard()
+    await d.pause(1)
+
+
 STORIES: dict[str, Story] = {
     story.name: story
     for story in (
         Story("seed", "how ct129 was brought up: rejected, crashed, ready, VERIFIED", seed_hosts, seed),
         Story("crash", "a crash on the first real request, its fatal error, a relaunch", crash_hosts, crash),
         Story("fleet", "three hosts in tabs: serving, crashed, unreachable", fleet_hosts, fleet),
+        Story("tune", "the fastest speculative flags on ct129, measured", tune_hosts, tune),
     )
 }
