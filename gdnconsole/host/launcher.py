@@ -411,6 +411,7 @@ async def _stop(session: HostSession, grace: float, journal: Journal, say: Say) 
         say(f"stopping pid {pid}: {sent}{message.get('alive')} processes left, {message.get('elapsed')} s")
 
     request = {"op": "stop", "pid": pid, "pgid": record.pgid, "start_time": record.start_time}
+    session.stops.add(pid)  # its exit is this console's doing, whatever signal ends it
     try:
         reply = await session.request(
             {**request, "grace": grace}, "stopped", timeout=grace + STOP_ANSWER_SLACK_S, progress=progress

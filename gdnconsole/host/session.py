@@ -163,6 +163,7 @@ class HostSession:
         self.launched_alive = False
         self.pidfile_seen = False
         self.exits: dict[int, ServerExit] = {}  # pid -> how it ended
+        self.stops: set[int] = set()  # servers this console asked the agent to stop
         self.exit_children: dict[int, set[int]] = {}  # pid -> its children's pids when it exited
         self._pending = Pending()
         self._launching = 0  # launch requests in flight: the log reset they cause is our own

@@ -9,6 +9,7 @@ version, or a damaged line, must not take the console down.
 
 from __future__ import annotations
 
+import signal
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -275,6 +276,18 @@ class ServerExit:
         if pid is None:
             return None
         return cls(pid, _int(data.get("pgid")), _int(data.get("returncode")), _float(data.get("t")))
+
+    def words(self) -> str:
+        """How it ended, in a few words: "ended by SIGTERM", "exited with code 1", "ended"."""
+        code = self.returncode
+        if code is None:
+            return "ended"
+        if code < 0:
+            try:
+                return f"ended by {signal.Signals(-code).name}"
+            except ValueError:
+                return f"ended by signal {-code}"
+        return f"exited with code {code}"
 
 
 @dataclass(frozen=True)

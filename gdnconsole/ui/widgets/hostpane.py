@@ -18,6 +18,7 @@ from gdnconsole.ui.theme import LogPalette
 from gdnconsole.ui.widgets.gpupanel import GpuPanel
 from gdnconsole.ui.widgets.logpane import LogPane
 from gdnconsole.ui.widgets.statusbar import SEP, Clock, HostStatusBar, host_status, verdict
+from gdnconsole.ui.widgets.timeline import Ending, TimelineData
 
 _FAILED = (
     LinkState.DOWN,
@@ -26,6 +27,25 @@ _FAILED = (
     LinkState.NO_AGENT,
     LinkState.CRASHED,
 )
+
+
+def ending(session: HostSession, data: TimelineData) -> Ending | None:
+    """What the host knows of the startup's server that its log cannot say: it ended (the agent saw it
+    exit), or it is another process than the server on the host (a second writer to the same log)."""
+    pid = data.pid
+    if pid is not None and pid in session.exits:
+        how = "stopped" if pid in session.stops else session.exits[pid].words()
+        return Ending("ended", f"server pid {pid} {how}")
+    server = session.server
+    if server is None or server.pid == pid:
+        return None
+    own = session.startup_of(server.pid)  # found by the pid its uvicorn line names, else the log's last
+    if own is not None and own.pid == server.pid and own.index != data.index:
+        who = f"pid {pid}" if pid is not None else "another process"
+        return Ending(
+            "foreign", f"written by {who}, not the server (pid {server.pid}, startup {own.index + 1})"
+        )
+    return None
 
 
 def gpu_message(session: HostSession, palette: LogPalette) -> Text | None:
@@ -89,6 +109,7 @@ class HostPane(Vertical):
         return LogPane(self.doc, self.palette, follow=True)
 
     def on_mount(self) -> None:
+        self.log_pane.timeline.judge_by(lambda data: ending(self.session, data))
         self.refresh_host()
 
     def on_resize(self) -> None:
@@ -105,6 +126,7 @@ class HostPane(Vertical):
             self._status = status
             bar.update(status)
         self.log_pane.timeline.set_verdict(verdict(session))
+        self.log_pane.timeline.rejudge()
         rows = gpu_rows(
             session.gpus,
             session.server,

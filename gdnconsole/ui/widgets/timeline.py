@@ -6,6 +6,7 @@ only renders snapshots it is given.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from rich.style import Style
@@ -40,6 +41,16 @@ class TimelineData:
     gen_throughput: float | None
     accept_len: float | None
     seen: frozenset[Stage] = frozenset(Stage)  # stages a line proved; the others were passed unseen
+    pid: int | None = None  # the server process that wrote the startup (its uvicorn line names it)
+
+
+@dataclass(frozen=True, slots=True)
+class Ending:
+    """What the host knows and the log cannot say: the startup's server ended ("ended"), or another
+    process than the console's server wrote it ("foreign")."""
+
+    kind: str  # "ended" | "foreign"
+    text: str
 
 
 def timeline_data(startups: list[Startup]) -> TimelineData | None:
@@ -64,6 +75,7 @@ def timeline_data(startups: list[Startup]) -> TimelineData | None:
         gen_throughput=s.gen_throughput,
         accept_len=s.accept_len,
         seen=frozenset(s.seen),
+        pid=s.pid,
     )
 
 
@@ -77,12 +89,14 @@ def render_timeline(
     status: str = "",
     verdict: Verdict | None = None,
     read: bool = True,
+    ending: Ending | None = None,
 ) -> Text:
     """The timeline as text (built from strings, never markup: summaries come from the log).
 
     ``verdict``: what the live server's answers proved, shown as the stage after ready (a log alone
     cannot say it, so the log view of a file never shows it); ``read``: the log has been read (no data
-    then means no startup in it, not one still to find)."""
+    then means no startup in it, not one still to find); ``ending``: what the host says of the startup's
+    server (it ended, or it is not the console's), which outranks what the log last said."""
     out = Text(no_wrap=False, overflow="fold")
     if data is None:
         out.append(status or ("no startup in this log yet" if read else "reading the log…"), palette.dim)
@@ -91,17 +105,27 @@ def render_timeline(
     if status:
         out.append(f"  {status}", palette.dim)
     out.append("\n")
-    _state_line(out, data, palette)
+    if ending is not None and ending.kind == "foreign":
+        out.append(f"{ending.text}\n", palette.severities[Severity.WARNING])
+    ended = ending is not None and ending.kind == "ended"
+    if ended and data.fatal is None:
+        assert ending is not None
+        out.append(f"■ {ending.text}\n", palette.dim + Style(bold=True))
+    else:
+        _state_line(out, data, palette)
     out.append("\n")
     for stage in Stage:
-        _stage_line(out, data, stage, palette)
-    if verdict is not None:
+        _stage_line(out, data, stage, palette, live=not ended)
+    if verdict is not None and not ended:
         _verdict_line(out, verdict, palette)
     if len(data.ranks) > 1:
         out.append("\nranks\n", Style(bold=True))
         for label, stage in data.ranks:
             out.append(f" {label}", palette.rank_style(label))
-            out.append(f" {stage.label}\n", palette.stages[stage])
+            if ended:
+                out.append(f" ended in {stage.label}\n", palette.dim)
+            else:
+                out.append(f" {stage.label}\n", palette.stages[stage])
     _numbers(out, data)
     if data.fatal is not None:
         _fatal(out, data.fatal, palette)
@@ -122,9 +146,12 @@ def _state_line(out: Text, data: TimelineData, palette: LogPalette) -> None:
         )
 
 
-def _stage_line(out: Text, data: TimelineData, stage: Stage, palette: LogPalette) -> None:
+def _stage_line(
+    out: Text, data: TimelineData, stage: Stage, palette: LogPalette, *, live: bool = True
+) -> None:
+    """``live``: the server still runs (its current stage is marked as the one it is in)."""
     seconds = data.durations.get(stage.label)
-    current = stage == data.stage
+    current = stage == data.stage and live
     reached = stage <= data.stage
     failed = data.fatal is not None and stage == data.fatal.stage
     # An excerpt that begins mid-run proves only some stages: those before it were passed, unseen.
@@ -215,6 +242,8 @@ class Timeline(Static):
         self.data: TimelineData | None = None
         self.status = ""
         self.verdict: Verdict | None = None
+        self.ending: Ending | None = None
+        self.judge: Callable[[TimelineData], Ending | None] | None = None
         self.read = False  # given data at least once: the log has been read
 
     def on_mount(self) -> None:
@@ -223,6 +252,8 @@ class Timeline(Static):
     def show(self, data: TimelineData | None) -> None:
         self.data = data
         self.read = True
+        if self.judge is not None and data is not None:
+            self.ending = self.judge(data)
         self._paint()
 
     def set_status(self, status: str) -> None:
@@ -235,7 +266,27 @@ class Timeline(Static):
             self.verdict = verdict
             self._paint()
 
+    def judge_by(self, judge: Callable[[TimelineData], Ending | None]) -> None:
+        """What the host says of a startup's server (the dashboard's session): asked at each snapshot
+        and at each ``rejudge``, so that a startup and what is said of it always agree."""
+        self.judge = judge
+        self.rejudge()
+
+    def rejudge(self) -> None:
+        """The host's state changed: ask again."""
+        ending = self.judge(self.data) if self.judge is not None and self.data is not None else None
+        if ending != self.ending:
+            self.ending = ending
+            self._paint()
+
     def _paint(self) -> None:
         self.update(
-            render_timeline(self.data, self.palette, status=self.status, verdict=self.verdict, read=self.read)
+            render_timeline(
+                self.data,
+                self.palette,
+                status=self.status,
+                verdict=self.verdict,
+                read=self.read,
+                ending=self.ending,
+            )
         )
