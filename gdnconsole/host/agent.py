@@ -86,7 +86,12 @@ Agent -> console:
   Each message reads at most 256 KiB more; a backlog is sent as fast as the console reads it.
 - ``{"type": "log_reset", "path", "reason": "truncated" | "replaced" | "missing" | "appeared",
   "inode": int | null}``: following goes on from offset 0 of the file with that inode ("missing": no
-  file there now; a ``message`` says why it could not be read).
+  file there now; a ``message`` says why it could not be read). Rotations are followed as ``tail -F``
+  does (see ``Follower``): "truncated" also when the bytes before the read position changed (a
+  copytruncate followed by more than the file held); a file renamed away or deleted is read to its end
+  and followed on while the path holds nothing or an empty file, then "replaced" (at once when the
+  agent itself rotated the log for a launch). A copytruncate's leading NUL hole is skipped: the next
+  ``log`` message's ``offset`` covers it.
 - ``{"type": "server_exit", "pid", "pgid", "returncode": int | null, "t"}`` as soon as a launched, adopted
   or pid-file server is gone (checked every WATCH_FAST_S for a minute after a launch, then every
   WATCH_SLOW_S); the log is read to its end and a ``processes`` message follows. ``returncode`` is known
