@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from gdnconsole.host.journal import Journal
 from gdnconsole.ui.app import DashboardApp
 from gdnconsole.ui.dialogs.help import HelpScreen
 from gdnconsole.ui.screens.dashboard import DashboardScreen
@@ -65,23 +66,42 @@ async def test_no_launch_relaunch_or_stop_anywhere(tmp_path: Path, readonly: boo
             await settle(pilot)
 
 
+def effects(app: DashboardApp, tmp_path: Path) -> tuple[list[str], list[object]]:
+    """What a launch, relaunch or stop would leave for the user to see: a toast on screen (a refusal, a
+    progress line; shown only by an app run with ``notifications=True``) and an attempt in the host's
+    journal (the journal screen lists them)."""
+    toasts = [str(toast.render()) for toast in app.screen.query("Toast")]
+    return toasts, list(Journal("ct129", tmp_path / "journal" / "ct129.jsonl").attempts())
+
+
 async def test_the_launch_keys_do_nothing(tmp_path: Path) -> None:
     app = app_on(tmp_path, readonly=True)
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
         await settle(pilot)
         for key in ("L", "R", "S"):
             await pilot.press(key)
             await settle(pilot)
             assert isinstance(app.screen, DashboardScreen), key  # no confirmation, no launch
-        assert app.dashboard._launches is None  # nothing was ever started
+            assert effects(app, tmp_path) == ([], []), key  # no toast, nothing in the journal
         await pilot.press("e")
         await settle(pilot)
         assert isinstance(app.screen, FlagFormScreen)
         await pilot.press("ctrl+l")  # the form's "launch this"
         await settle(pilot)
-        assert isinstance(app.screen, FlagFormScreen) and app.dashboard._launches is None
+        assert isinstance(app.screen, FlagFormScreen) and effects(app, tmp_path) == ([], [])
         app.pop_screen()
         await settle(pilot)
         await pilot.press("j", "r")  # the journal's re-run
         await settle(pilot)
-        assert isinstance(app.screen, JournalScreen) and app.dashboard._launches is None
+        assert isinstance(app.screen, JournalScreen) and effects(app, tmp_path) == ([], [])
+
+
+async def test_the_same_launch_key_when_not_read_only_is_seen(tmp_path: Path) -> None:
+    """The check above can see a launch key's effect: L on a serving host says a server runs."""
+    app = app_on(tmp_path, readonly=False)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await settle(pilot)
+        await pilot.press("L")
+        await settle(pilot)
+        toasts, _attempts = effects(app, tmp_path)
+        assert any("a server runs" in toast for toast in toasts), toasts
