@@ -243,6 +243,22 @@ def mla_backends_0_5_23() -> list[Step]:
             "CuteDSL MLA supports 32 or 64",
             src("1164-1173"),
         ),
+        _page_forced(
+            "attention.trtllm_mha_page_size",
+            lambda c: (
+                _backend_is(
+                    "trtllm_mha",
+                    "attention_backend",
+                    "decode_attention_backend",
+                    "prefill_attention_backend",
+                    "speculative_draft_attention_backend",
+                )(c)
+                and c.page_size not in (16, 32, 64, 128)
+            ),
+            64,
+            "TensorRT-LLM MHA supports 16, 32, 64 or 128",
+            src("1174-1187"),
+        ),
         trtllm_mla_hardware("0.5.23", src("1203-1213")),
         trtllm_mla_kv_cache_dtype(("fp8_e4m3", "bf16", "auto"), src("1214-1217")),
     ]
