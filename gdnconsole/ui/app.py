@@ -8,7 +8,6 @@ import os
 import re
 import shutil
 import signal
-import tempfile
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
@@ -18,6 +17,7 @@ from textual.app import SystemCommand
 from textual.screen import Screen
 
 from gdnconsole.config.hosts import Host
+from gdnconsole.host import mirrordir
 from gdnconsole.host.session import HostSession
 from gdnconsole.ui import theme
 from gdnconsole.ui.commands import binding_commands
@@ -206,8 +206,8 @@ def run_dashboard(
     every way out)."""
     themes = theme.load_all(user_themes)
     warn_theme_errors(themes, theme_name)
-    with tempfile.TemporaryDirectory(prefix="gdnconsole-") as tmp:
-        factory = mirror_sessions(Path(tmp))
+    with mirrordir.temporary() as tmp:
+        factory = mirror_sessions(tmp)
         sessions = [factory(host, i) for i, host in enumerate(hosts)]
         app = DashboardApp(
             sessions,
