@@ -4,7 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from textual.widgets import Button
+
 from gdnconsole.ui.app import DashboardApp
+from gdnconsole.ui.dialogs.confirm import ConfirmScreen
+from gdnconsole.ui.dialogs.filtersearch import FilterScreen, SearchScreen
+from gdnconsole.ui.dialogs.help import HelpScreen
+from gdnconsole.ui.keybar import KeyBar
+from tests.ui.conftest import settle
 from tests.ui.dashboard_helpers import SIZE, fixed_clock, serving_session
 
 
@@ -16,3 +23,33 @@ async def test_what_was_said_before_the_screen_opened_is_shown_on_it(tmp_path: P
         await pilot.pause()
         [(message, severity)] = [(n.message, n.severity) for n in app._notifications]
         assert (message, severity) == (said, "warning")
+
+
+async def test_the_filter_dialog_fits_80x24_and_its_keys_show(tmp_path: Path) -> None:
+    """Its buttons were below the screen's edge, and the bar under it listed the dashboard's keys."""
+    app = DashboardApp([serving_session(tmp_path)], start=False, clock=fixed_clock)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("f")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, FilterScreen)
+        for button in screen.query(Button):
+            region = button.region
+            assert region.width and region.bottom <= 23 and region.right <= 80, (button.id, region)
+        drawn = [item.description for item in screen.query_one(KeyBar).drawn]
+        assert "Cancel" in drawn and "Apply" in drawn and "Launch" not in drawn, drawn
+
+
+async def test_every_dialog_has_its_own_key_bar(tmp_path: Path) -> None:
+    app = DashboardApp([serving_session(tmp_path)], start=False, clock=fixed_clock)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        for key, dialog in (("question_mark", HelpScreen), ("slash", SearchScreen), ("R", ConfirmScreen)):
+            await pilot.press(key)
+            await settle(pilot)
+            assert isinstance(app.screen, dialog), (key, app.screen)
+            bars = app.screen.query(KeyBar)
+            assert len(bars) == 1 and bars.first().drawn, key
+            await pilot.press("escape")
+            await settle(pilot)

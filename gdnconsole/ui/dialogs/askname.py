@@ -13,6 +13,8 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
+from gdnconsole.ui.keybar import KeyBar
+
 # A bare TOML key, so the new table's header needs no quoting and reads like the others.
 _NAME = re.compile(r"[A-Za-z0-9_-]+\Z")
 
@@ -52,6 +54,7 @@ class AskNameScreen(ModalScreen[str | None]):
             yield Static(Text("Save as a new profile named:", style="bold"))
             yield Input(self.suggestion, id="askname-input")
             yield Static("", id="askname-problem")
+        yield KeyBar()
 
     def on_input_changed(self, event: Input.Changed) -> None:
         self.query_one("#askname-problem", Static).update(name_problem(event.value.strip(), self.taken) or "")

@@ -17,6 +17,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
 from gdnconsole.host.launcher import StopPlan
+from gdnconsole.ui.keybar import KeyBar
 from gdnconsole.ui.models.timefmt import duration
 from gdnconsole.ui.tones import Tones
 
@@ -112,6 +113,7 @@ class ConfirmScreen(ModalScreen[bool]):
             with Horizontal():
                 yield Button(f"{self.yes} (y)", id="confirm-yes", variant="warning")
                 yield Button(f"{self.no} (n)", id="confirm-no", variant="primary")
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self.query_one("#confirm-no", Button).focus()  # the safe answer is the default

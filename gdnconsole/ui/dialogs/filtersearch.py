@@ -7,6 +7,7 @@ import re
 from collections.abc import Sequence
 from typing import ClassVar
 
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
@@ -16,8 +17,11 @@ from textual.widgets.selection_list import Selection
 
 from gdnconsole.logs.document import MAIN, FilterSpec
 from gdnconsole.sglang.stages import Severity, Stage
+from gdnconsole.ui.keybar import KeyBar
 
 NO_STAGE = "(none)"
+LIST_ROWS = 15  # each toggle list's height when the screen has room
+OTHER_ROWS = 12  # the filter dialog besides its lists: title, regex field, error, buttons, edges, key bar
 
 
 def _valid_regex(pattern: str) -> str | None:
@@ -35,7 +39,7 @@ class FilterScreen(ModalScreen[FilterSpec | None]):
     DEFAULT_CSS = """
     FilterScreen { align: center middle; }
     FilterScreen > Vertical {
-        width: 96; height: auto; max-height: 95%;
+        width: 96; max-width: 100%; height: auto; max-height: 100%;
         background: $panel; border: round $primary; padding: 0 1;
     }
     FilterScreen Horizontal { height: auto; }
@@ -81,9 +85,20 @@ class FilterScreen(ModalScreen[FilterSpec | None]):
                 yield Button("Apply", id="filter-apply", variant="primary")
                 yield Button("Clear", id="filter-clear")
                 yield Button("Cancel", id="filter-cancel")
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self.query_one("#filter-regex", Input).focus()
+        self._fit_lists(self.app.size.height)
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._fit_lists(event.size.height)
+
+    def _fit_lists(self, height: int) -> None:
+        """Lists short enough that the buttons stay on screen (at 80x24 they were below its edge)."""
+        rows = max(3, min(LIST_ROWS, height - OTHER_ROWS))
+        for selection in self.query(SelectionList):
+            selection.styles.height = rows
 
     def current(self) -> FilterSpec:
         stages = self.query_one("#filter-stages", SelectionList).selected
@@ -143,6 +158,7 @@ class SearchScreen(ModalScreen[str | None]):
         with Vertical():
             yield Label("", id="search-error")
             yield Input(self.pattern, placeholder="search regex, enter to find", id="search-input")
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self.query_one(Input).focus()

@@ -14,6 +14,8 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from gdnconsole.ui.keybar import KeyBar
+
 Section = tuple[str, Sequence[BindingType]]
 
 
@@ -83,6 +85,7 @@ class HelpScreen(ModalScreen[None]):
         with VerticalScroll():
             yield Static(Text("Keys", style="bold"))
             yield Static(bindings_table(self.sections, self.keymap), id="help-table")
+        yield KeyBar()
 
     def action_close(self) -> None:
         self.dismiss(None)

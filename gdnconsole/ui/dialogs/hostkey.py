@@ -12,6 +12,8 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
+from gdnconsole.ui.keybar import KeyBar
+
 
 class HostKeyScreen(ModalScreen[bool]):
     """Returns True when the user trusts the key (it is then written to known_hosts), else False."""
@@ -47,6 +49,7 @@ class HostKeyScreen(ModalScreen[bool]):
             with Horizontal():
                 yield Button("Yes, trust it (y)", id="hostkey-yes", variant="warning")
                 yield Button("No (n)", id="hostkey-no", variant="primary")
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self.query_one("#hostkey-no", Button).focus()  # the safe answer is the default

@@ -17,7 +17,7 @@ from textual.widgets.option_list import Option
 
 from gdnconsole.config.hosts import Host
 from gdnconsole.ui.dialogs.help import HelpScreen
-from gdnconsole.ui.widgets.keybar import KeyBar
+from gdnconsole.ui.keybar import KeyBar
 
 
 def describe(host: Host) -> str:

@@ -26,10 +26,10 @@ from gdnconsole.config.hosts import Profile
 from gdnconsole.host.journal import Attempt, Journal
 from gdnconsole.sglang.launch import launch_spec, restore_env, restore_secrets
 from gdnconsole.ui.dialogs.confirm import diff_text
+from gdnconsole.ui.keybar import KeyBar
 from gdnconsole.ui.models.formmodel import profile_from_argv
 from gdnconsole.ui.models.textfit import hanging
 from gdnconsole.ui.tones import Tones
-from gdnconsole.ui.widgets.keybar import KeyBar
 
 DIM = Style(dim=True)
 COLUMNS = ("#", "time", "profile", "outcome", "reached", "fatal / rule")

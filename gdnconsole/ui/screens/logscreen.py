@@ -18,8 +18,8 @@ from gdnconsole.logs.document import FilterSpec
 from gdnconsole.logs.textsafe import visible
 from gdnconsole.ui import fewcolours, theme
 from gdnconsole.ui.dialogs.help import HelpScreen, Section
+from gdnconsole.ui.keybar import KeyBar
 from gdnconsole.ui.theme import DEFAULT_THEME, LogPalette, ThemeSet
-from gdnconsole.ui.widgets.keybar import KeyBar
 from gdnconsole.ui.widgets.logpane import POLL_S, LogPane, StatusBar
 from gdnconsole.ui.widgets.logview import LogView
 from gdnconsole.ui.widgets.timeline import Timeline, TimelineData

@@ -28,11 +28,11 @@ from gdnconsole.host.prompthistory import PromptHistory
 from gdnconsole.host.session import HostSession
 from gdnconsole.sglang.flags import parse_version
 from gdnconsole.ui.dialogs.help import HelpScreen
+from gdnconsole.ui.keybar import KeyBar
 from gdnconsole.ui.screens.promptsession import SessionChanged, serving_text
 from gdnconsole.ui.tones import Tones
 from gdnconsole.ui.widgets.answerview import AnswerView
 from gdnconsole.ui.widgets.burstview import BurstView
-from gdnconsole.ui.widgets.keybar import KeyBar
 from gdnconsole.ui.widgets.promptform import FormError, PromptForm
 from gdnconsole.ui.widgets.sparkpanel import SparkPanel
 
