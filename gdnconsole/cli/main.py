@@ -172,8 +172,20 @@ def config_init(force: bool) -> None:
 
 
 @config_group.command("check")
-def config_check() -> None:
-    """Validate the hosts file; exit code 2 with a precise message when it is malformed."""
+@click.option("--sglang", "version", metavar="VERSION", help="Check every profile against this SGLang.")
+@click.option("--compute-capability", metavar="X.Y", help="With --sglang: the GPUs' compute capability.")
+@click.option("--gpus", type=click.IntRange(min=0), help="With --sglang: how many GPUs.")
+@click.option(
+    "--gpu-memory", type=click.FloatRange(min=1), metavar="GIB", help="With --sglang: one GPU's GiB."
+)
+def config_check(
+    version: str | None, compute_capability: str | None, gpus: int | None, gpu_memory: float | None
+) -> None:
+    """Validate the hosts file (exit 2 with a precise message when it is malformed), then run SGLang's
+    rules on every profile whose host's SGLang is known (exit 1 when SGLang would reject one)."""
+    from gdnconsole.cli.configcheck import given_facts, rule_report
+
+    given = given_facts(version, compute_capability, gpus, gpu_memory)
     cfg = load_config()
     if not cfg.exists:
         fail(f"no hosts file at {cfg.path} (create one with `gdnconsole config init`)")
@@ -186,6 +198,12 @@ def config_check() -> None:
         except ConfigError as exc:
             fail(str(exc))
     profiles = sum(len(h.profiles) for h in cfg.hosts.values())
+    lines, checked, rejected = rule_report(cfg, given)
+    for line in lines:
+        click.echo(line)
+    if rejected:
+        click.echo(f"{cfg.path}: SGLang would reject {rejected} of {checked} checked profiles")
+        sys.exit(1)
     click.echo(f"{cfg.path}: ok, {len(cfg.hosts)} hosts, {profiles} profiles")
 
 

@@ -107,3 +107,66 @@ def test_hosts_never_prints_a_secret_or_an_escape(tmp_path: Path) -> None:
     plain = run(["hosts"], config)
     assert plain.returncode == 0 and "\x1b" not in plain.stdout and "\x07" not in plain.stdout
     assert "p^[]0;pwned^G" in plain.stdout
+
+
+RULES_FILE = """\
+[hosts.box]
+local = true
+simulate = { sglang = "0.5.11", gpus = 2 }
+
+[hosts.box.profiles.final]
+model = "Qwen/Qwen3.6-27B"
+tp = 2
+args = ["--mamba-scheduler-strategy", "extra_buffer"]
+speculative = { algorithm = "NEXTN", num_steps = 1, eagle_topk = 1, num_draft_tokens = 2 }
+
+[hosts.box.profiles.topk-only]
+model = "Qwen/Qwen3.6-27B"
+tp = 2
+args = ["--dp", "4", "--enable-dp-attention"]
+speculative = { algorithm = "NEXTN", eagle_topk = 1, num_draft_tokens = 2 }
+
+[hosts.far]
+ssh = "root@far"
+
+[hosts.far.profiles.p]
+model = "Qwen/Qwen3-8B"
+"""
+
+
+def test_config_check_runs_the_rules_on_every_profile(tmp_path: Path) -> None:
+    config = tmp_path / "hosts.toml"
+    config.write_text(RULES_FILE)
+    result = run(["config", "check"], config)
+    assert result.returncode == 1, result.stderr
+    lines = result.stdout.splitlines()
+    assert "hosts.box.profiles.final: SGLang 0.5.11 (configured in simulate; rule set 0.5.11): ok" in lines
+    assert "hosts.box.profiles.topk-only: SGLang 0.5.11 (configured in simulate; rule set 0.5.11): would fail (3 errors)" in lines  # fmt: skip
+    errors = [line for line in lines if " error [" in line]
+    assert errors[0].startswith(
+        f"{config}:11: hosts.box.profiles.topk-only: error [mamba.speculative_needs_extra_buffer] "
+        "(SGLang stops here first)"
+    )  # the mamba rule concerns a flag the profile does not set: the profile's table
+    assert errors[1].startswith(
+        f"{config}:14: hosts.box.profiles.topk-only.args: error [parallel.tp_not_divisible_by_dp]"
+    )
+    assert errors[2].startswith(f"{config}:15: hosts.box.profiles.topk-only.speculative.eagle_topk: error [spec.topk_without_steps]")  # fmt: skip
+    assert any(
+        line.startswith("hosts.far: rules not run: its SGLang version is not known here") for line in lines
+    )
+    assert lines[-1] == f"{config}: SGLang would reject 1 of 2 checked profiles"
+
+
+def test_config_check_with_a_given_version(tmp_path: Path) -> None:
+    config = tmp_path / "hosts.toml"
+    config.write_text(RULES_FILE)
+    result = run(["config", "check", "--sglang", "0.5.23"], config)
+    assert result.returncode == 1
+    assert "hosts.far.profiles.p: SGLang 0.5.23 (given with --sglang; rule set 0.5.23): ok" in result.stdout
+    assert (
+        "did you mean" not in result.stdout and "write --mamba-radix-cache-strategy instead" in result.stdout
+    )
+    bad = run(["config", "check", "--sglang", "latest"], config)
+    assert bad.returncode == 2 and "'latest' is not an SGLang version" in bad.stderr and bad.stdout == ""
+    alone = run(["config", "check", "--gpus", "2"], config)
+    assert alone.returncode == 2 and "go with --sglang" in alone.stderr

@@ -1,0 +1,139 @@
+"""`config check`, its second half: our SGLang rules on every launch profile of the hosts file (issue 17).
+
+A profile is checked for its host's SGLang version and GPUs as this machine knows them without connecting:
+what the file configures (a simulated host's ``simulate`` table) or what ``--sglang`` and friends say. A
+host whose version is not known here is named, not guessed. Each error is printed as ``file:line: key:``
+of the profile value it concerns, then the rule and its message; every error of every profile, the one
+SGLang stops at first marked.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from gdnconsole.cli.common import fail
+from gdnconsole.config import tomlpos
+from gdnconsole.config.hosts import Config, Host, Profile
+from gdnconsole.sglang.findings import Finding
+from gdnconsole.sglang.launch import server_args
+from gdnconsole.sglang.models import architecture_of
+from gdnconsole.sglang.rules import CheckResult, check
+from gdnconsole.sglang.versions import VersionError, validate
+
+# The profile key a flag comes from (launch.server_args); any other flag comes from ``args``.
+PROFILE_KEYS: dict[str, tuple[str, ...]] = {
+    "--model-path": ("model",),
+    "--tp-size": ("tp",),
+    "--host": ("host",),
+    "--port": ("port",),
+    "--mem-fraction-static": ("mem_fraction",),
+    "--speculative-algorithm": ("speculative", "algorithm"),
+    "--speculative-num-steps": ("speculative", "num_steps"),
+    "--speculative-eagle-topk": ("speculative", "eagle_topk"),
+    "--speculative-num-draft-tokens": ("speculative", "num_draft_tokens"),
+    "--speculative-draft-model-path": ("speculative", "draft_model"),
+}
+
+
+@dataclass(frozen=True)
+class Facts:
+    """What the rules need of a host, and where it came from (said in the output)."""
+
+    sglang: str
+    compute_capability: str | None
+    gpus: int | None
+    gpu_memory_mb: float | None
+    origin: str
+
+
+def given_facts(
+    version: str | None, compute_capability: str | None, gpus: int | None, gpu_memory_gib: float | None
+) -> Facts | None:
+    """The command's options as facts for every host; a usage error (exit 2) when they do not add up."""
+    if version is None:
+        if compute_capability or gpus is not None or gpu_memory_gib is not None:
+            fail("--compute-capability, --gpus and --gpu-memory go with --sglang")
+        return None
+    try:
+        version = validate(version)
+    except VersionError as exc:
+        fail(f"--sglang: {exc}")
+    memory = gpu_memory_gib * 1024 if gpu_memory_gib is not None else None
+    return Facts(version, compute_capability, gpus, memory, "given with --sglang")
+
+
+def facts_for(host: Host, given: Facts | None) -> Facts | None:
+    """``given`` (the command's options) first, else a simulated host's configured GPUs; None: unknown."""
+    if given is not None:
+        return given
+    sim = host.simulate
+    if sim is None:
+        return None
+    capability = sim.table.get("compute_capability", "8.6")  # the simulator's default (gdnsim/config.py)
+    return Facts(sim.sglang, str(capability), sim.gpus, float(sim.gpu_mib), "configured in simulate")
+
+
+def key_of(profile: Profile, finding: Finding) -> tuple[str, ...]:
+    """The profile key a finding concerns: the field its flag comes from, else ``args``, else the table."""
+    if finding.flag in PROFILE_KEYS and finding.flag not in profile.args:
+        return PROFILE_KEYS[finding.flag]
+    if finding.flag and any(arg.partition("=")[0] == finding.flag for arg in profile.args):
+        return ("args",)
+    return ()
+
+
+def check_profile(profile: Profile, facts: Facts) -> CheckResult:
+    return check(
+        server_args(profile),
+        sglang=facts.sglang,
+        compute_capability=facts.compute_capability,
+        gpus=facts.gpus,
+        architecture=architecture_of(profile.model),
+        env=profile.env,
+        gpu_memory_mb=facts.gpu_memory_mb,
+    )
+
+
+def error_lines(
+    path: Path, positions: tomlpos.Positions, host: Host, profile: Profile, result: CheckResult
+) -> Iterable[str]:
+    base = ("hosts", host.name, "profiles", profile.name)
+    for finding in result.errors:
+        key = (*base, *key_of(profile, finding))
+        line = positions.line_of(key)
+        where = f"{path}:{line}" if line else str(path)
+        first = " (SGLang stops here first)" if finding.sglang_first else ""
+        yield f"{where}: {'.'.join(key)}: error [{finding.id}]{first} {finding.message}"
+
+
+def rule_report(cfg: Config, given: Facts | None) -> tuple[list[str], int, int]:
+    """(lines to print, profiles checked, profiles SGLang would reject)."""
+    text = cfg.path.read_text(encoding="utf-8")
+    positions = tomlpos.scan(text)
+    lines: list[str] = []
+    checked = rejected = 0
+    for host in cfg.hosts.values():
+        facts = facts_for(host, given)
+        if facts is None:
+            if host.profiles:
+                lines.append(
+                    f"hosts.{host.name}: rules not run: its SGLang version is not known here "
+                    "(give --sglang VERSION, or check on the host with `gdnconsole check --host`)"
+                )
+            continue
+        for profile in host.profiles.values():
+            result = check_profile(profile, facts)
+            checked += 1
+            head = f"hosts.{host.name}.profiles.{profile.name}: SGLang {facts.sglang} "
+            head += f"({facts.origin}; rule set {result.rule_set}): "
+            lines += [f"warning: {w}" for w in result.warnings]
+            if result.ok:
+                lines.append(head + "ok")
+                continue
+            rejected += 1
+            count = len(result.errors)
+            lines.append(head + f"would fail ({count} error{'s' if count != 1 else ''})")
+            lines += error_lines(cfg.path, positions, host, profile, result)
+    return lines, checked, rejected
