@@ -125,10 +125,10 @@ def tune_cmd(
 
 
 def _print(done: sweep.Sweep, as_json: bool) -> None:
+    paths = _export(done)
     if as_json:
         click.echo(json.dumps(done.to_json(), indent=2))
         return
-    paths = report.export(done, default_dir()) if done.results else None
     click.echo(report.text_table(done))
     for notice in report.common_notices(done):
         click.echo(f"  for every combination: {visible(notice)}")
@@ -144,6 +144,17 @@ def _print(done: sweep.Sweep, as_json: bool) -> None:
     )
     if paths is not None:
         click.echo(f"exported: {paths[0]} and {paths[1]}")
+
+
+def _export(done: sweep.Sweep) -> tuple[Path, Path] | None:
+    """Markdown and CSV beside the journal (a failure is said, the sweep's figures are printed anyway)."""
+    if not done.results:
+        return None
+    try:
+        return report.export(done, default_dir())
+    except OSError as exc:
+        say(f"gdnconsole: the results were not exported: {exc}")
+        return None
 
 
 def say(message: str) -> None:

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from gdnconsole.chat.model import ChatError
 from gdnconsole.config.hosts import Profile
 from gdnconsole.host import launcher
 from gdnconsole.host.journal import Attempt, Journal
@@ -63,6 +64,7 @@ class Sweep:
     ended: float | None = None
     interrupted: bool = False
     launching: tuple[int | None] | None = None  # (our server's pid before it) while a launch is in flight
+    halted: str | None = None  # why the host refused a launch: every later combination would meet it too
 
     @property
     def baseline(self) -> ComboResult | None:
@@ -94,6 +96,7 @@ class Sweep:
             "baseline": baseline.to_json() if baseline is not None else None,
             "results": [r.to_json() for r in self.combos],
             "best": best.to_json() if best is not None else None,
+            "flags": self.identity.flags,
             "interrupted": self.interrupted,
         }
 
@@ -142,6 +145,9 @@ async def run(
             set_speedups(sweep.baseline, sweep.results)
             if on_result is not None:
                 on_result(result)
+            if sweep.halted is not None:
+                say(f"the sweep stops: {sweep.halted}")
+                break
     except asyncio.CancelledError:
         sweep.interrupted = True
         say("interrupted: stopping the sweep's server")
@@ -214,8 +220,8 @@ async def _launch_and_measure(
     sweep.launching = (session.launched_pid,)  # kept when cancelled: run() then waits for the record
     try:
         attempt = await launcher.relaunch(session, planned.profile, journal=journal, on_progress=say)
-    except (launcher.LaunchRefused, LinkLost) as exc:
-        sweep.launching = None
+    except (launcher.LaunchRefused, LinkLost) as exc:  # a server not ours on the port, memory held, no link
+        sweep.launching, sweep.halted = None, str(exc)
         result.status, result.fatal = "crashed", f"not launched: {exc}"
         return result
     sweep.launching = None
@@ -236,7 +242,13 @@ async def _launch_and_measure(
         say(f"{result.status}: {result.fatal or 'no answer'}")
         return result
     say("VERIFIED; measuring")
-    measured = await measure(session, options.load, say)
+    try:
+        measured = await measure(session, options.load, say)
+    except ChatError as exc:  # no model list: the server went away between VERIFIED and the prompts
+        _died(session, attempt)
+        _not_measured(attempt, result)
+        result.fatal = result.fatal or str(exc)
+        return result
     timing.busy_s = measured.busy_s
     result.by_batch = measured.figures
     if _died(session, attempt):  # died while measured: the figures are not this server's best

@@ -15,9 +15,11 @@ from gdnconsole.tune.measure import Load
 from gdnconsole.tune.store import TuneStore
 from gdnconsole.tune.sweep import Options, Sweep, identity_of, run
 from tests.host.launchkit import alive, connected, journal_for, launch_host, set_scenario
+from tests.host.test_launch_relaunch import sim_env, spawned, start_hold
 from tests.simmodules import import_sim
 
 specperf = import_sim("gdnsim.server.specperf")
+__all__ = ["spawned"]  # the fixture: processes a test starts itself, killed by their group at the end
 FAST = {"tokens_per_s": 200.0}
 
 
@@ -156,3 +158,21 @@ async def test_cancelled_as_a_combination_launches_no_server_is_left(tmp_path: P
         assert held.interrupted and [r.label for r in held.results] == ["baseline"]
         assert record is not None and record.pid != held.results[0].attempt  # the combination's server
         assert not session.launched_alive and not alive(record.pid)
+
+
+async def test_a_host_that_refuses_launches_stops_the_sweep_at_once(tmp_path: Path, spawned) -> None:  # type: ignore[no-untyped-def]
+    host = launch_host(tmp_path, **FAST)
+    leftover = start_hold(spawned, sim_env(host), "--gpu", "1", "--mib", "40000")  # not ours: never touched
+    lines: list[str] = []
+    options = Options(tuple(parse_grid("num_steps=1,2 eagle_topk=1 num_draft_tokens=3")), load())
+    async with connected(host) as session:
+        assert await session.wait_until(
+            lambda: any(p.pid == leftover.pid for g in session.gpus for p in g.processes), 10
+        )
+        done = await run(
+            session, host.profiles["final"], options,
+            store=TuneStore(host.name, tmp_path / "journal"), journal=journal_for(tmp_path, host), say=lines.append,
+        )  # fmt: skip
+    assert [r.status for r in done.results] == ["crashed"]  # the baseline, refused; no other launch tried
+    assert done.results[0].fatal and f"pid {leftover.pid}" in done.results[0].fatal
+    assert any(line.startswith("the sweep stops: ") for line in lines) and alive(leftover.pid)
