@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from textual.widgets import Button
+from textual.widgets._toast import Toast
 
 from gdnconsole.ui.app import DashboardApp
 from gdnconsole.ui.dialogs.confirm import ConfirmScreen
@@ -12,7 +13,7 @@ from gdnconsole.ui.dialogs.filtersearch import FilterScreen, SearchScreen
 from gdnconsole.ui.dialogs.help import HelpScreen
 from gdnconsole.ui.keybar import KeyBar
 from tests.ui.conftest import settle
-from tests.ui.dashboard_helpers import SIZE, fixed_clock, serving_session
+from tests.ui.dashboard_helpers import SIZE, crashed_session, fixed_clock, serving_session
 
 
 async def test_what_was_said_before_the_screen_opened_is_shown_on_it(tmp_path: Path) -> None:
@@ -53,3 +54,21 @@ async def test_every_dialog_has_its_own_key_bar(tmp_path: Path) -> None:
             assert len(bars) == 1 and bars.first().drawn, key
             await pilot.press("escape")
             await settle(pilot)
+
+
+async def test_toasts_stay_off_the_last_log_rows_and_with_their_host(tmp_path: Path) -> None:
+    """A crash lands on the last log rows: toasts show at the top, go with their tab, and are short."""
+    sessions = [serving_session(tmp_path), crashed_session(tmp_path)]
+    app = DashboardApp(sessions, start=False, clock=fixed_clock)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await settle(pilot)
+        app.dashboard.notify("ct129: a long message " * 4, severity="error", timeout=60)
+        await settle(pilot)
+        [toast] = app.screen.query(Toast)
+        view = app.dashboard.host_pane(0).log_pane.view.region
+        assert toast.region.bottom <= view.y + 4, (toast.region, view)  # the top rows, not the last
+        [notification] = app._notifications
+        assert notification.timeout <= 12
+        await pilot.press("2")
+        await settle(pilot)
+        assert not list(app._notifications) and not app.screen.query(Toast)

@@ -324,6 +324,7 @@ class DashboardScreen(Screen[None]):
 
     def show_host(self, index: int) -> None:
         if 0 <= index < len(self.sessions) and index != self.active_index:
+            self.app.clear_notifications()  # what was said on the other tab is about that host
             self.switcher.current = f"host-{index}"
             self._paint_tab(index)  # a hidden tab did nothing: it catches up now
             self.panes[index].log_pane.catch_up()

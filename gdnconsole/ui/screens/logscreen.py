@@ -127,10 +127,20 @@ class LogScreen(Screen[None]):
         self.app.exit()
 
 
+# The longest a toast shows, by severity (seconds).
+TOAST_S: dict[SeverityLevel, float] = {"information": 4.0, "warning": 8.0, "error": 12.0}
+
+
 class ThemedApp(App[None]):
     """An app in gdnconsole's themes: every theme registered (so Textual's "Change theme" command lists
     them, and only them: each has its log colours), one log palette that the widgets share and that
-    follows the theme, and what was wrong with broken theme files shown as a toast."""
+    follows the theme, and what was wrong with broken theme files shown as a toast. Toasts show at the
+    top right, under the first row: at the bottom they covered the last log rows, where a crash lands."""
+
+    CSS = """
+    ToastRack { dock: top; align: right top; margin-top: 1; }
+    Toast { width: 52; max-width: 45%; }
+    """
 
     def __init__(self, theme_name: str = DEFAULT_THEME, themes: ThemeSet | None = None) -> None:
         """``theme_name``: the theme to start in (the default when its file is broken; an unknown name
@@ -165,8 +175,9 @@ class ThemedApp(App[None]):
         """Every toast is plain text: its messages carry what hosts and logs said (a fatal summary, an
         agent's refusal), which is data, never markup, and never a terminal escape."""
         del markup  # the console's own messages use none; Widget.notify always passes True
-        kwargs = {} if timeout is None else {"timeout": timeout}
-        super().notify(visible(message), title=visible(title), severity=severity, markup=False, **kwargs)
+        longest = TOAST_S[severity]  # short: a toast covers what is under it while it shows
+        shown = longest if timeout is None else min(timeout, longest)
+        super().notify(visible(message), title=visible(title), severity=severity, markup=False, timeout=shown)
 
     def on_mount(self) -> None:
         for message in self.theme_errors:
