@@ -85,6 +85,8 @@ def _parallel_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--base-gpu-id", type=int, default=0)
     p.add_argument("--gpu-id-step", type=int, default=1)
     p.add_argument("--enable-dp-attention", action="store_true")
+    if version.at_least("0.5.22"):  # 523 arg_groups/fields: attention DP has its own size
+        p.add_argument("--attn-dp-size", "--attention-data-parallel-size", dest="attn_dp_size", type=int)
     p.add_argument("--nnodes", type=int, default=1)
     p.add_argument("--node-rank", type=int, default=0)
 

@@ -67,6 +67,7 @@ class ServerArgs:
     base_gpu_id: int = 0
     gpu_id_step: int = 1
     enable_dp_attention: bool = False
+    attn_dp_size: int = 1  # 0.5.22+
     nnodes: int = 1
     node_rank: int = 0
     # kernels
@@ -118,6 +119,7 @@ class ServerArgs:
         self._handle_model_specific_adjustments()
         self._handle_attention_backend_compatibility()
         self._handle_page_size()
+        self._handle_data_parallelism()
         self._handle_speculative_decoding()
 
     # --- CLI ---------------------------------------------------------------------------------------------
@@ -275,6 +277,29 @@ class ServerArgs:
         if self.page_size is None:
             self.page_size = 1
 
+    def _handle_data_parallelism(self) -> None:
+        """511 server_args.py:2928-2940; 523 arg_groups/parallel_hook.py:313-333 (with attn_dp_size)."""
+        if version.resolution_pipeline():
+            if self.attn_dp_size > 1:
+                assert self.tp_size % self.attn_dp_size == 0  # a bare assert, as in SGLang
+                assert self.chunked_prefill_size is not None
+                self.chunked_prefill_size //= self.attn_dp_size
+            return
+        if self.dp_size == 1:
+            self.enable_dp_attention = False
+        if self.enable_dp_attention:
+            assert self.tp_size % self.dp_size == 0  # a bare assert, as in SGLang
+            assert self.chunked_prefill_size is not None
+            self.chunked_prefill_size //= self.dp_size
+
+    def _handle_deprecated_dp_attention(self) -> None:
+        """523 parallel_hook.py:39-61: ``--dp N --enable-dp-attention`` means ``--attn-dp-size N``."""
+        if not self.enable_dp_attention:
+            return
+        if self.attn_dp_size == 1:
+            self.attn_dp_size, self.dp_size = self.dp_size, 1
+        self.enable_dp_attention = False
+
     def _handle_speculative_decoding(self) -> None:
         if self.speculative_algorithm is None:
             return
@@ -366,9 +391,16 @@ class ServerArgs:
         run_resolution_pipeline(self)
 
     def check_server_args(self) -> None:
+        # 511 server_args.py:6774-6777; 523 arg_groups/validation_hook.py:177-181
+        ranks = self.tp_size * self.pp_size
+        assert ranks % self.nnodes == 0, "tp_size must be divisible by number of nodes"
         # 523 arg_groups/validation_hook.py:204-205
         assert self.base_gpu_id >= 0, "base_gpu_id must be non-negative"
         assert self.gpu_id_step >= 1, "gpu_id_step must be positive"
+        # 511 server_args.py:6821-6826; 523 arg_groups/validation_hook.py:241-246
+        chunk, page = self.chunked_prefill_size, self.page_size
+        if chunk is not None and page and chunk > 0:
+            assert chunk % page == 0, "chunked_prefill_size must be divisible by page_size"
 
 
 def auto_choose_speculative_params(self: ServerArgs) -> tuple[int, int, int]:

@@ -11,6 +11,7 @@ if TYPE_CHECKING:
 
 
 def run_resolution_pipeline(args: ServerArgs) -> None:
+    args._handle_deprecated_dp_attention()  # before any hook reads the DP layout (523 pipeline.py:45)
     args._handle_missing_default_values()
     args._handle_gpu_memory_settings()
     # The model hook validates the mamba strategy before the attention and speculative hooks (523
@@ -20,4 +21,5 @@ def run_resolution_pipeline(args: ServerArgs) -> None:
     attention_hook.handle(args)
     if args.page_size is None:
         args.page_size = 1
+    args._handle_data_parallelism()
     speculative_hook.handle(args)
