@@ -61,7 +61,13 @@ def _held(host: Host, profile: Profile, load: Load) -> sweep.Sweep:
 @click.option(
     "--requests", type=click.IntRange(min=1, max=1024), default=8, show_default=True, help="Per batch size."
 )
-@click.option("--max-tokens", type=click.IntRange(min=1), default=128, show_default=True)
+@click.option(
+    "--max-tokens",
+    type=click.IntRange(min=1),
+    default=128,
+    show_default=True,
+    help="Tokens per answer (sent with ignore_eos: every answer is this long).",
+)
 @click.option(
     "--prompts", "prompt_set", default="chat", show_default=True, help="chat, code, or a file (one per line)."
 )
@@ -94,7 +100,14 @@ def tune_cmd(
     yes: bool,
     as_json: bool,
 ) -> None:
-    """Sweep speculative settings on HOST and rank them by measured tokens/s against the baseline."""
+    """Sweep speculative settings on HOST and rank them by measured tokens/s against the baseline.
+
+    The grid is checked against the host's SGLang rules first: rejected combinations are listed with
+    their rule and never launched. The baseline and each accepted combination are launched (replacing the
+    server gdnconsole launched there), VERIFIED and measured at each batch size; the sweep's last server
+    is stopped at the end. Ctrl-C stops the current server and keeps what was measured (exit 130).
+    Exit 0 when the sweep ran to the end, 1 when no combination could be measured, 2 for bad arguments.
+    """
     try:
         combos = parse_grid(grid)
         load = Load(prompts.load(prompt_set), tuple(parse_batches(batch_text)), requests, max_tokens)
