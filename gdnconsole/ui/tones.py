@@ -13,6 +13,7 @@ from textual.theme import Theme
 from textual.widget import Widget
 
 from gdnconsole.logs.textsafe import visible
+from gdnconsole.ui.models.timefmt import span
 
 
 @dataclass(frozen=True)
@@ -68,15 +69,13 @@ def model_text(text: str) -> str:
 
 
 def ms(value: float | None) -> str:
-    """``212 ms``, ``12.4 s`` (a time in milliseconds, in the unit a reader takes in at a glance)."""
-    if value is None:
-        return "—"
-    return f"{value:.0f} ms" if value < 10_000 else f"{value / 1000:.1f} s"
+    """``212 ms``, ``12.4 s`` (a time in milliseconds, said as every time span is: timefmt.span)."""
+    return "—" if value is None else span(value / 1000)
 
 
 def seconds(value_ms: float | None) -> str:
-    """``1.52 s``: a total time."""
-    return "—" if value_ms is None else f"{value_ms / 1000:.2f} s"
+    """``1.5 s``: a total time (in milliseconds), said as every time span is."""
+    return ms(value_ms)
 
 
 def rate(value: float | None) -> str:

@@ -37,7 +37,7 @@ def test_ready_then_verified_once_each_and_the_bell_only_after_a_slow_startup() 
     ]
     verified = dataclasses.replace(quick, serving=SERVER, verified=True, latency_ms=830.0)
     assert said(alerts, verified, verified) == [
-        ("verified", "ct129: VERIFIED: the model answered in 0.83 s", "information", False)
+        ("verified", "ct129: VERIFIED: the model answered in 830 ms", "information", False)
     ]
     slow = HostAlerts("ct129")
     took = SLOW_STARTUP_S + 32

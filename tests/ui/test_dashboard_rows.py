@@ -10,7 +10,7 @@ from gdnconsole.host.ranks import RankPlacement
 from gdnconsole.host.state import Rank, Server, parse_gpus
 from gdnconsole.sglang.tracker import StageTracker
 from gdnconsole.ui.models.gpurows import allocate_cells, gpu_rows, short_gpu_name
-from gdnconsole.ui.models.timefmt import duration
+from gdnconsole.ui.models.timefmt import duration, span
 from tests.ui.dashboard_helpers import gpu, mamba_line, server
 
 
@@ -64,3 +64,23 @@ def test_mamba_numbers_run_on_without_commas() -> None:
     [event] = StageTracker().feed(mamba_line(41, "TP0"))
     assert event.numbers["mamba_intermediate_ssm_gb"] == 4.36
     assert event.numbers["mamba_intermediate_conv_gb"] == 0.14
+
+
+def test_memory_too_small_to_be_said_gets_no_cell() -> None:
+    """`0.0/48.0 GiB` drew one filled cell: 4 MiB took a cell of the 40 that 48 GiB has."""
+    from gdnconsole.ui.widgets.gpupanel import SAID_MIB, bar, gib
+
+    [row] = gpu_rows(parse_gpus([gpu(1, 4, 0, [])]), None, [], [], None)
+    assert f"{gib(row.used)}/{gib(row.total)}" == "0.0/48.0"
+    styles = dict.fromkeys(("weights", "kv", "mamba", "graphs", "other", "held", "free"), None)
+    drawn = bar(row, 40, styles).plain  # type: ignore[arg-type]
+    assert drawn == "░" * 40
+    assert gib(SAID_MIB) == "0.1" and allocate_cells([SAID_MIB, 49_000], 40, least=SAID_MIB)[0] == 1
+
+
+def test_time_spans_are_said_one_way() -> None:
+    """`0.41 s`, `406 ms` and `2.0s` on one screen: now milliseconds under a second, seconds with one
+    decimal and a space, then minutes."""
+    assert [span(s) for s in (0.406, 0.0, 2.0, 37.12, 99.94, 754)] == [
+        "406 ms", "0 ms", "2.0 s", "37.1 s", "99.9 s", "12m34s",
+    ]  # fmt: skip

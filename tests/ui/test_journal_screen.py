@@ -86,7 +86,7 @@ async def test_journal_lists_attempts_and_exports_markdown(tmp_path: Path) -> No
         rows = cells(screen)
         assert [r[3] for r in rows] == ["rejected", "crashed", "ready"]
         assert rows[0][5].startswith("rule spec.topk_without_steps")
-        assert rows[1][4] == "✖ graphs 43.0s" and rows[1][5].startswith(
+        assert rows[1][4] == "✖ graphs 43.0 s" and rows[1][5].startswith(
             "L212: CUDA out of memory"
         )  # failed there, not running
         detail = str(screen.query_one("#journal-argv", Static).render())
@@ -95,7 +95,7 @@ async def test_journal_lists_attempts_and_exports_markdown(tmp_path: Path) -> No
         await pilot.press("up")
         detail = str(screen.query_one("#journal-argv", Static).render())
         assert "attempt 2" in detail and "+ --speculative-num-steps 1" in detail
-        assert "stage loading 37.1s, graphs 5.9s" in detail
+        assert "stage loading 37.1 s, graphs 5.9 s" in detail
         await pilot.press("m")
         exported = tmp_path / "journal" / "ct129.md"
         assert await until(pilot, lambda: exported.exists(), 5)

@@ -25,6 +25,7 @@ from gdnconsole.chat.client import ChatRequest, ChatResult
 from gdnconsole.config.hosts import Host
 from gdnconsole.host.prompthistory import PromptHistory
 from gdnconsole.host.session import HostSession
+from gdnconsole.ui import tones
 from gdnconsole.ui.app import DashboardApp
 from gdnconsole.ui.dialogs.help import HelpScreen
 from gdnconsole.ui.screens.promptpanel import PromptScreen
@@ -154,8 +155,8 @@ async def test_a_typed_prompt_streams_in_with_its_figures(tmp_path: Path, reason
         assert shown(screen, "#answer-status").startswith("✔ answered in ")
         figures = shown(screen, "#answer-figures")
         assert result.ttft_ms is not None and result.tokens_per_s is not None
-        assert "TTFT" in figures and f"{result.ttft_ms:.0f} ms" in figures, figures
-        assert f"{result.tokens_per_s:.1f} tok/s" in figures and f"{result.total_ms / 1000:.2f} s" in figures
+        assert "TTFT" in figures and tones.ms(result.ttft_ms) in figures, figures
+        assert f"{result.tokens_per_s:.1f} tok/s" in figures and tones.ms(result.total_ms) in figures
         assert f"{result.prompt_tokens} in · {result.completion_tokens} out" in figures
         assert result.completion_tokens == 12 and result.finish_reason == "length"
         # The server gives no per-request figure when streaming: the server-wide average, labelled.
@@ -285,8 +286,8 @@ async def test_a_burst_of_four(tmp_path: Path, reasoning_server: Any) -> None:
         table = screen.query_one("#burst-table", DataTable)
         rows = [[str(c) for c in table.get_row_at(r)] for r in range(table.row_count)]
         assert [r[0] for r in rows] == ["p50", "p90", "p99"]
-        assert rows[0][1] == f"{burst.ttft(50):.0f} ms" and rows[2][2] == f"{burst.rate(99):.1f} tok/s"
-        assert rows[1][3] == f"{burst.total(90) / 1000:.2f} s"
+        assert rows[0][1] == tones.ms(burst.ttft(50)) and rows[2][2] == f"{burst.rate(99):.1f} tok/s"
+        assert rows[1][3] == tones.ms(burst.total(90))
         [entry] = PromptHistory(session.host.name).entries()
         assert entry.kind == "burst" and entry.result["ok"] == 4
 

@@ -24,6 +24,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
+from gdnconsole.ui.models.timefmt import span
+
 if TYPE_CHECKING:
     from gdnconsole.host.session import HostSession
 
@@ -133,7 +135,7 @@ class HostAlerts:
         if now.verified == was:
             return []
         if now.verified:
-            took = f" in {now.latency_ms / 1000:.2f} s" if now.latency_ms is not None else ""
+            took = f" in {span(now.latency_ms / 1000)}" if now.latency_ms is not None else ""
             return [self._alert("verified", f"VERIFIED: the model answered{took}", bell=self._slow_bell(now))]
         if was:
             return [self._alert("verified-lost", f"VERIFIED LOST: {now.reason}", "error", bell=True)]

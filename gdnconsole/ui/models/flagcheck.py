@@ -17,6 +17,7 @@ from gdnconsole.sglang.findings import Finding
 from gdnconsole.sglang.launch import server_args
 from gdnconsole.sglang.models import architecture_of
 from gdnconsole.ui.models.formmodel import field_of
+from gdnconsole.ui.models.timefmt import span
 
 if TYPE_CHECKING:
     from gdnconsole.host.hostcheck import HostVerdict
@@ -91,7 +92,7 @@ def host_verdict_text(verdict: HostVerdict | None, running: bool, stale: bool, t
         out.append(f"✖ {verdict.exception or 'failed'}", tones.bad)
         if verdict.message:
             out.append(f": {verdict.message}")
-    out.append(f" ({verdict.elapsed_s:.1f} s)", DIM)
+    out.append(f" ({span(verdict.elapsed_s)})", DIM)
     if stale:
         out.append(" — for an earlier version of this form", tones.warning)
     return out

@@ -128,9 +128,10 @@ def gpu_rows(
     return rows
 
 
-def allocate_cells(values: Sequence[int], width: int) -> list[int]:
-    """Split ``width`` cells in proportion to ``values`` (largest remainder); a non-zero value gets at
-    least one cell while there are cells to spare, so a small part never vanishes from the bar."""
+def allocate_cells(values: Sequence[int], width: int, least: int = 1) -> list[int]:
+    """Split ``width`` cells in proportion to ``values`` (largest remainder); a value of ``least`` or
+    more gets at least one cell while there are cells to spare, so a small part never vanishes from the
+    bar (and one too small to be said, "0.0 GiB", is not drawn as a whole cell)."""
     total = sum(values)
     if total <= 0 or width <= 0:
         return [0] * len(values)
@@ -140,7 +141,7 @@ def allocate_cells(values: Sequence[int], width: int) -> list[int]:
     for i in order[: width - sum(cells)]:
         cells[i] += 1
     for i, v in enumerate(values):
-        if v > 0 and cells[i] == 0:
+        if v >= max(1, least) and cells[i] == 0:
             donor = max(range(len(cells)), key=lambda k: cells[k])
             if cells[donor] > 1:
                 cells[donor] -= 1

@@ -3,6 +3,16 @@
 from __future__ import annotations
 
 
+def span(seconds: float) -> str:
+    """How long something took, said one way everywhere: ``406 ms``, ``2.0 s``, ``37.1 s``, ``1m40s``
+    (it was ``0.41 s`` in one place, ``406 ms`` in another and ``2.0s`` in a third)."""
+    if seconds < 1:
+        return f"{max(0.0, seconds) * 1000:.0f} ms"
+    if seconds < 100:
+        return f"{seconds:.1f} s"
+    return duration(seconds)
+
+
 def duration(seconds: float) -> str:
     """``45s``, ``3m12s``, ``2h05m``, ``3d04h``."""
     s = max(0, int(seconds))

@@ -29,6 +29,7 @@ from gdnconsole.ui.dialogs.confirm import diff_text
 from gdnconsole.ui.keybar import KeyBar
 from gdnconsole.ui.models.formmodel import profile_from_argv
 from gdnconsole.ui.models.textfit import hanging
+from gdnconsole.ui.models.timefmt import span
 from gdnconsole.ui.tones import Tones
 
 DIM = Style(dim=True)
@@ -71,11 +72,11 @@ def reached_text(attempt: Attempt, tones: Tones) -> Text:
     mark = ("✖ ", tones.error) if failed(attempt) else ("", DIM)
     if not attempt.stages:
         return Text.assemble(mark, (attempt.stage, DIM))
-    return Text.assemble(mark, attempt.stage, (f" {sum(attempt.stages.values()):.1f}s", DIM))
+    return Text.assemble(mark, attempt.stage, (f" {span(sum(attempt.stages.values()))}", DIM))
 
 
 def stages_text(attempt: Attempt, tones: Tones) -> Text:
-    out = Text(", ".join(f"{stage} {seconds:.1f}s" for stage, seconds in attempt.stages.items()))
+    out = Text(", ".join(f"{stage} {span(seconds)}" for stage, seconds in attempt.stages.items()))
     if not out.plain:
         out = Text(attempt.stage, DIM)
     if failed(attempt):

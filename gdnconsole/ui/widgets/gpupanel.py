@@ -35,6 +35,9 @@ def part_styles(palette: LogPalette) -> dict[str, Style]:
     }
 
 
+SAID_MIB = 52  # the least memory gib() says as more than 0.0: less gets no cell of its own in a bar
+
+
 def gib(mib: int | None) -> str:
     return "?" if mib is None else f"{mib / 1024:.1f}"
 
@@ -44,7 +47,7 @@ def bar(row: GpuRow, width: int, styles: dict[str, Style]) -> Text:
     names = [*SERVER_PARTS, HELD, FREE]
     values = [*(row.parts.get(p, 0) for p in SERVER_PARTS), row.held_by_others, row.free or 0]
     out = Text()
-    for name, cells in zip(names, allocate_cells(values, width), strict=True):
+    for name, cells in zip(names, allocate_cells(values, width, least=SAID_MIB), strict=True):
         char = {HELD: "▓", FREE: "░"}.get(name, "█")
         out.append(char * cells, styles[name])
     return out

@@ -20,7 +20,7 @@ from gdnconsole.chat.model import Health
 from gdnconsole.host.link import LinkState
 from gdnconsole.host.session import HostSession
 from gdnconsole.sglang.stages import Severity, Stage
-from gdnconsole.ui.models.timefmt import duration
+from gdnconsole.ui.models.timefmt import duration, span
 from gdnconsole.ui.theme import LogPalette
 
 Clock = Callable[[], float]
@@ -102,7 +102,7 @@ def verdict(session: HostSession) -> tuple[bool | None, str] | None:
     if serving.verifying:
         return None, "verifying…"
     if serving.verified is True:
-        latency = f" {serving.latency_ms / 1000:.2f} s" if serving.latency_ms is not None else ""
+        latency = f" {span(serving.latency_ms / 1000)}" if serving.latency_ms is not None else ""
         return True, f"answered in{latency}" if latency else "answered"
     if serving.verified is False:
         return False, serving.reason or "no answer"
@@ -114,7 +114,7 @@ def verdict(session: HostSession) -> tuple[bool | None, str] | None:
 
 
 def verify_text(session: HostSession, palette: LogPalette, *, short: bool = False) -> Text | None:
-    """``✔ VERIFIED 0.43 s``, ``✖ VERIFY FAILED: <reason>``, ``◌ verifying…``."""
+    """``✔ VERIFIED 406 ms``, ``✖ VERIFY FAILED: <reason>``, ``◌ verifying…``."""
     known = verdict(session)
     if known is None:
         return None
@@ -122,7 +122,7 @@ def verify_text(session: HostSession, palette: LogPalette, *, short: bool = Fals
     if ok is True:
         latency = session.serving.latency_ms
         return Text(
-            "✔ VERIFIED" + ("" if short or latency is None else f" {latency / 1000:.2f} s"), good(palette)
+            "✔ VERIFIED" + ("" if short or latency is None else f" {span(latency / 1000)}"), good(palette)
         )
     if ok is False:
         lost = session.serving.verified_at is not None

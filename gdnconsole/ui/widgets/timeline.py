@@ -15,6 +15,7 @@ from textual.widgets import Static
 
 from gdnconsole.sglang.stages import Severity, Stage
 from gdnconsole.sglang.tracker import Startup
+from gdnconsole.ui.models.timefmt import span
 from gdnconsole.ui.theme import LogPalette
 
 
@@ -167,7 +168,7 @@ def _stage_line(
         style = style + Style(bold=True, reverse=True)
     elif data.fatal is not None and stage == data.fatal.stage:
         style = palette.severities[Severity.FATAL]
-    time = "" if seconds is None else _seconds(seconds)
+    time = "" if seconds is None else span(seconds)
     out.append(f"{mark} {stage.label:<16}{time:>7}", style)
     out.append("\n")
 
@@ -183,14 +184,6 @@ def _verdict_line(out: Text, verdict: Verdict, palette: LogPalette) -> None:
     else:
         out.append(f"  {'verified':<16}", palette.dim)
         out.append(f"\n  {detail}\n", palette.dim)
-
-
-def _seconds(value: float) -> str:
-    if value >= 3600:
-        return f"{value / 3600:.1f}h"
-    if value >= 100:
-        return f"{value / 60:.1f}m"
-    return f"{value:.1f}s"
 
 
 def _numbers(out: Text, data: TimelineData) -> None:
