@@ -49,7 +49,7 @@ async def _sweep(
 
 def _held(host: Host, profile: Profile, load: Load) -> sweep.Sweep:
     """The sweep object the engine fills as it goes: what is left of it when Ctrl-C ends the run."""
-    ident = Identity(host.name, None, profile.model, [], load.prompts.ident, "")
+    ident = Identity(host.name, None, profile.model, [], load.prompts.ident, "", load.max_tokens)
     return sweep.Sweep(ident, load.batches)
 
 
@@ -59,7 +59,11 @@ def _held(host: Host, profile: Profile, load: Load) -> sweep.Sweep:
 @click.option("--grid", default=DEFAULT_GRID, show_default=True, help="Speculative settings to sweep.")
 @click.option("--batch", "batch_text", default=DEFAULT_BATCHES, show_default=True, help="Requests in flight.")
 @click.option(
-    "--requests", type=click.IntRange(min=1, max=1024), default=8, show_default=True, help="Per batch size."
+    "--requests",
+    type=click.IntRange(min=1, max=1024),
+    default=8,
+    show_default=True,
+    help="Per batch size (two waves of the batch at least).",
 )
 @click.option(
     "--max-tokens",

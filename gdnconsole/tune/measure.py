@@ -38,8 +38,9 @@ class Load:
 
 
 def waves(load: Load, batch: int) -> list[list[str]]:
-    """The prompts of each wave: the set in order, cycled, ``batch`` at a time."""
-    total = max(load.requests, batch)
+    """The prompts of each wave: the set in order, cycled, ``batch`` at a time; two waves at least, so
+    that every batch size has a spread over repeats."""
+    total = max(load.requests, 2 * batch)
     total += -total % batch
     prompts = [load.prompts.prompts[i % len(load.prompts.prompts)] for i in range(total)]
     return [prompts[i : i + batch] for i in range(0, total, batch)]

@@ -136,15 +136,17 @@ class Identity:
     gpus: list[str]  # "NVIDIA RTX A6000" per GPU
     prompts: str  # the prompt set's name@digest
     flags: str  # a digest of the profile's flags apart from the speculative ones
+    max_tokens: int = 0  # the length of every answer
 
     def key(self) -> dict[str, Any]:
-        """Same host, model, version, prompt set and flags: figures that may be reused by --resume."""
+        """Same host, model, version, prompt set, flags and answer length: figures --resume may reuse."""
         return {
             "host": self.host,
             "sglang": self.sglang,
             "model": self.model,
             "prompts": self.prompts,
             "flags": self.flags,
+            "max_tokens": self.max_tokens,
         }
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -45,15 +46,16 @@ class TuneStore:
     def add_sweep(self, record: dict[str, Any]) -> None:
         append_json_line(self.path, {"kind": "sweep", "time": time.time(), **record})
 
-    def measured(self, identity: Identity) -> dict[Combo | None, ComboResult]:
-        """The latest measured result of each combination (None: the baseline) for the same identity."""
+    def measured(self, identity: Identity, batches: Sequence[int]) -> dict[Combo | None, ComboResult]:
+        """The latest measured result of each combination (None: the baseline) for the same identity,
+        with figures at every one of ``batches``."""
         key = identity.key()
         found: dict[Combo | None, ComboResult] = {}
         for record in self._lines():
             if record.get("kind") != "result" or record.get("key") != key:
                 continue
             result = ComboResult.from_json(record.get("result") or {})
-            if result is not None and result.status == "measured":
+            if result is not None and result.status == "measured" and set(batches) <= set(result.by_batch):
                 result.resumed = True
                 found[result.combo] = result
         return found

@@ -110,6 +110,7 @@ def identity_of(session: HostSession, profile: Profile, load: Load) -> Identity:
         gpus=[g.name or "?" for g in session.gpus],
         prompts=load.prompts.ident,
         flags=hashlib.sha256(flags.encode("utf-8")).hexdigest()[:12],
+        max_tokens=load.max_tokens,
     )
 
 
@@ -130,7 +131,7 @@ async def run(
     sweep.identity = identity_of(session, profile, options.load)
     sweep.batches = options.load.batches
     sweep.planned = plan(session.facts, profile, options.combos, session.host.python)
-    reuse = store.measured(sweep.identity) if options.resume else {}
+    reuse = store.measured(sweep.identity, options.load.batches) if options.resume else {}
     try:
         for index, planned in enumerate(sweep.planned):
             label = planned.combo.label if planned.combo else "baseline"
