@@ -13,7 +13,7 @@ from gdnconsole.ui.dialogs.confirm import ConfirmScreen
 from gdnconsole.ui.screens.tune import TuneScreen
 from tests.host.launchkit import alive, launch_host
 from tests.ui.dashboard_helpers import SIZE, until
-from tests.ui.test_launch_keys import connect, launching, session_of
+from tests.ui.test_launch_keys import connect, launch_ready, launching, session_of
 
 FAST = {"tokens_per_s": 400.0}
 
@@ -101,3 +101,20 @@ async def test_escape_mid_sweep_stops_the_sweeps_server(tmp_path: Path) -> None:
         assert await until(pilot, lambda: not screen.running, 30)
         assert isinstance(app.screen, TuneScreen) and screen.last_message.startswith("interrupted")
         assert pid is not None and not alive(pid)
+
+
+async def test_a_sweep_over_our_running_server_asks_first(tmp_path: Path) -> None:
+    host = launch_host(tmp_path, **FAST)
+    async with launching(tmp_path, host) as app, app.run_test(size=SIZE) as pilot:
+        await connect(pilot, app)
+        pid = await launch_ready(pilot, app)
+        await pilot.press("u")
+        assert await until(pilot, lambda: isinstance(app.screen, TuneScreen))
+        screen = app.screen
+        assert isinstance(screen, TuneScreen)
+        await fill(pilot, screen, "num_steps=1 eagle_topk=1 num_draft_tokens=2")
+        assert await until(pilot, lambda: app.screen.id == "confirm-tune-run")
+        assert f"pid {pid}" in str(app.screen.query_one("#confirm-title", Static).render())
+        await pilot.press("n")
+        assert await until(pilot, lambda: app.screen is screen)
+        assert screen.sweep is None and not screen.running and alive(pid)  # nothing ran, nothing stopped

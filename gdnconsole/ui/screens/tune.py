@@ -42,6 +42,7 @@ from gdnconsole.ui.widgets.keybar import KeyBar
 DIM = Style(dim=True)
 DEFAULT_REQUESTS = "8"
 DEFAULT_MAX_TOKENS = 128
+RELAUNCHES = "Each combination relaunches the server; the sweep's last one is stopped at its end."
 
 
 class TuneProgress(Message):
@@ -199,6 +200,20 @@ class TuneScreen(Screen[Profile | None]):
         except (GridError, ValueError) as exc:
             self.notify(visible(str(exc)), severity="error", timeout=8)
             return
+        pid = self.session.launched_pid if self.session.launched_alive else None
+        if pid is None:
+            self._start(options)
+            return
+        dialog = ConfirmScreen(
+            f"Sweep on {self.session.host.name}? Its server (pid {pid}, gdnconsole's) is stopped first",
+            [("", Text(RELAUNCHES))],
+            yes="Sweep",
+            no="Keep it running",
+            dialog_id="confirm-tune-run",
+        )
+        self.app.push_screen(dialog, lambda yes: self._start(options) if yes else None)
+
+    def _start(self, options: Options) -> None:
         self.sweep = Sweep(identity_of(self.session, self.profile, options.load), options.load.batches)
         self.running = True
         self._fill_columns()
