@@ -102,6 +102,13 @@ async def test_journal_lists_attempts_and_exports_markdown(tmp_path: Path) -> No
         text = exported.read_text()
         assert text.startswith("## Launch attempts on ct129") and "| 2 |" in text and "**crashed**" in text
         assert app.clipboard == text
+        # OSC 52 may be dropped (tmux, SSH): the toast says it was sent, and where the file is.
+        [toast] = [n.message for n in app._notifications if "journal written" in n.message]
+        assert (
+            toast
+            == f"journal written to {exported}, and sent to the terminal clipboard (if the terminal takes OSC 52)"
+        )
+        assert "copied" not in toast
 
 
 async def test_journal_attempt_loads_into_the_form(tmp_path: Path) -> None:

@@ -151,3 +151,15 @@ async def test_toggle_timeline_and_quit(ct129_log: Path) -> None:
         await pilot.press("q")
         await pilot.pause()
     assert app.return_code == 0
+
+
+async def test_copy_says_the_line_was_sent_not_copied(ct129_log: Path) -> None:
+    """tmux and most SSH sessions drop the OSC 52 write: "copied" was a claim the console cannot make."""
+    app = make_app(ct129_log)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("c")
+        await settle(pilot)
+        messages = [n.message for n in app._notifications]
+        assert messages == ["the line sent to the terminal clipboard (if the terminal takes OSC 52)"]
+        assert app.clipboard == ct129_lines()[0]

@@ -25,6 +25,7 @@ from textual.widgets import DataTable, Static
 from gdnconsole.config.hosts import Profile
 from gdnconsole.host.journal import Attempt, Journal
 from gdnconsole.sglang.launch import launch_spec, restore_env, restore_secrets
+from gdnconsole.ui import clipboard
 from gdnconsole.ui.dialogs.confirm import diff_text
 from gdnconsole.ui.keybar import KeyBar
 from gdnconsole.ui.models.formmodel import profile_from_argv
@@ -266,8 +267,8 @@ class JournalScreen(Screen[JournalResult | None]):
 
     def _exported(self, path: Path, text: str) -> None:
         self.exported = path
-        self.app.copy_to_clipboard(text)
-        self.notify(f"journal written to {path} (and copied)", timeout=6)
+        sent = clipboard.send(self.app, text, "and")
+        self.notify(f"journal written to {path}, {sent}", timeout=6)
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -23,6 +23,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from gdnconsole.logs.document import Fold, LineInfo
+from gdnconsole.ui import clipboard
 from gdnconsole.ui.models import wrap
 from gdnconsole.ui.models.rows import Marker, RowMap
 from gdnconsole.ui.theme import LogPalette
@@ -542,5 +543,4 @@ class LogView(ScrollView, can_focus=True):
             if self.rows.count:
                 self.notify("the line is still being read: try again", timeout=2)
             return
-        self.app.copy_to_clipboard(info.raw)
-        self.notify("copied line to the clipboard", timeout=2)
+        self.notify(clipboard.send(self.app, info.raw, "the line"), timeout=3)
