@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: demo test test-deps lint bench screenshots record clean
+.PHONY: demo test test-deps lint bench mutation screenshots record clean
 
 $(STAMP): pyproject.toml gdnconsole/logs/_linescan.c
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -32,6 +32,18 @@ test: test-deps lint
 bench: $(STAMP)
 	$(BIN)/python bench/run.py
 
+# Mutation testing of the SGLang core ([tool.mutmut] in pyproject.toml), from scratch each time (a result
+# kept from an earlier run would hide a test that got weaker), niced, MUTATION_JOBS workers; then one line
+# per module and the total (tests/tools/mutation.py). Survivors by name: `$(BIN)/mutmut results`, each
+# one's diff: `$(BIN)/mutmut show NAME`; equivalent ones are listed in mutation-equivalents.toml.
+MUTATION_JOBS ?= 2
+MUTATION_FAIL_UNDER ?= 90
+mutation: $(STAMP)
+	rm -rf mutants && mkdir mutants
+	nice -n 10 $(BIN)/mutmut run --max-children $(MUTATION_JOBS) > mutants/run.log 2>&1 \
+		|| { tail -c 3000 mutants/run.log; exit 1; }
+	$(BIN)/python tests/tools/mutation.py --fail-under $(MUTATION_FAIL_UNDER)
+
 screenshots: $(STAMP)
 	$(BIN)/python -m tests.ui.screenshots screenshots
 
@@ -40,4 +52,4 @@ record: $(STAMP)
 	$(BIN)/python -m tests.ui.record screenshots/demo-seed.cast
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache mutants
