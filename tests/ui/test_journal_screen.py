@@ -10,7 +10,7 @@ from textual.widgets import DataTable, Static
 from gdnconsole.host.journal import Attempt, Fatal, Journal, RuleBreak
 from gdnconsole.ui import theme
 from gdnconsole.ui.screens.flagform import FlagFormScreen
-from gdnconsole.ui.screens.journal import JournalScreen
+from gdnconsole.ui.screens.journal import JournalScreen, attempt_row
 from gdnconsole.ui.screens.launchcontrol import Progress, progress_text
 from gdnconsole.ui.tones import Tones
 from tests.ui.conftest import settle
@@ -132,3 +132,16 @@ def test_progress_line_shows_the_launchers_words() -> None:
     tones = Tones.of_theme(theme.load()[0])
     text = progress_text(Progress("relaunch", phase, CLOCK - 12), CLOCK, tones).plain
     assert text == f"◐ relaunch: {phase} 12s"
+
+
+def test_the_cause_column_says_causes_and_a_rejected_attempt_reached_nothing() -> None:
+    """Warnings showed as the cause of verified and timed-out attempts; a rejected one "reached starting"."""
+    from tests.ui.screens import journey
+
+    tones = Tones.of_theme(theme.load_all().get("gdn-dark").theme)
+    rows = {a.outcome: [c.plain for c in attempt_row(a, tones)] for a in journey()}
+    assert rows["rejected"][4] == "not started" and rows["rejected"][5].startswith("rule spec.")
+    assert rows["verified"][5] == "2 warnings (below)"
+    assert rows["timeout"][5] == "2 warnings (below)"
+    assert rows["ready"][5] == "no answer: timeout: no answer within 30 s"
+    assert rows["crashed"][5].startswith("L30: Exception: Capture cuda graph failed")

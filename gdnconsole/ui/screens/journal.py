@@ -35,6 +35,7 @@ from gdnconsole.ui.tones import Tones
 
 DIM = Style(dim=True)
 COLUMNS = ("#", "time", "profile", "outcome", "reached", "fatal / rule")
+NOT_STARTED = frozenset({"rejected", "refused"})  # outcomes of attempts that started no server
 LABEL_WIDTH = 6  # "argv  ", "stage "…
 CELL_PADDING = 2  # DataTable's, one cell either side of each column
 
@@ -70,6 +71,8 @@ def failed(attempt: Attempt) -> bool:
 def reached_text(attempt: Attempt, tones: Tones) -> Text:
     """The furthest stage and the time the startup took to get there (each stage is in the detail);
     ``✖`` before a stage the startup failed in."""
+    if attempt.outcome in NOT_STARTED:
+        return Text("not started", DIM)  # its stage is the default one, which it never reached
     mark = ("✖ ", tones.error) if failed(attempt) else ("", DIM)
     if not attempt.stages:
         return Text.assemble(mark, (attempt.stage, DIM))
@@ -86,13 +89,19 @@ def stages_text(attempt: Attempt, tones: Tones) -> Text:
 
 
 def cause_text(attempt: Attempt, tones: Tones) -> Text:
-    """The rule that rejected it, else the fatal summary with its log line."""
+    """The rule that rejected it, else the fatal summary with its log line, else why the server did not
+    answer. None of these: only how many warnings the detail lists (a warning in this column read as
+    the cause of a verified or timed-out attempt)."""
     rule, fatal = attempt.rule, attempt.fatal
     if rule:
         return Text(f"rule {rule.id}: {rule.message}", tones.error)
     if fatal:
         return Text((f"L{fatal.line}: " if fatal.line else "") + fatal.summary, tones.error)
-    return Text("; ".join(attempt.warnings), tones.warning) if attempt.warnings else Text("")
+    proof = attempt.verify
+    if proof is not None and proof.ok is False:
+        return Text(f"no answer: {proof.reason or 'unknown'}", tones.warning)
+    count = len(attempt.warnings)
+    return Text(f"{count} warning{'s' * (count != 1)} (below)", DIM) if count else Text("")
 
 
 def attempt_row(attempt: Attempt, tones: Tones) -> tuple[Text, ...]:
