@@ -16,6 +16,7 @@ from rich.console import Console
 from rich.style import Style
 from rich.text import Text
 from textual import events
+from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.pilot import Pilot
 from textual.theme import Theme
@@ -285,9 +286,11 @@ async def test_a_burst_of_four(tmp_path: Path, reasoning_server: Any) -> None:
         )
         table = screen.query_one("#burst-table", DataTable)
         rows = [[str(c) for c in table.get_row_at(r)] for r in range(table.row_count)]
-        assert [r[0] for r in rows] == ["p50", "p90", "p99"]
-        assert rows[0][1] == tones.ms(burst.ttft(50)) and rows[2][2] == f"{burst.rate(99):.1f} tok/s"
-        assert rows[1][3] == tones.ms(burst.total(90))
+        # Four answers: p90 and p99 would be the maximum, so the table says max, and n.
+        assert [r[0] for r in rows] == ["p50", "max"]
+        assert rows[0][1] == tones.ms(burst.ttft(50)) and rows[1][2] == f"{burst.rate(100):.1f} tok/s"
+        assert rows[1][3] == tones.ms(max(r.total_ms for r in burst.ok))
+        assert "n = 4 (p90 needs 10, p99 needs 100)" in summary
         [entry] = PromptHistory(session.host.name).entries()
         assert entry.kind == "burst" and entry.result["ok"] == 4
 
@@ -443,3 +446,31 @@ async def test_a_new_theme_repaints_the_figures_in_its_colours(tmp_path: Path) -
         app.theme = "test-light"
         await settle(pilot)
         assert tick_colour() == app.theme_variables["success"].lower() != dark  # the new theme's green
+
+
+def test_percentiles_are_shown_only_where_the_sample_supports_them() -> None:
+    from gdnconsole.ui.widgets.burstview import supported
+
+    assert next(n for n in range(1, 200) if supported(90, n)) == 10
+    assert next(n for n in range(1, 200) if supported(99, n)) == 100
+    assert not supported(50, 1) and supported(50, 2)
+
+
+async def test_a_sparkline_of_one_point_draws_nothing(tmp_path: Path) -> None:
+    """Textual draws a one-value sparkline as a full bar: a trend the log does not have."""
+    from textual.widgets import Sparkline
+
+    from gdnconsole.ui.widgets.sparkpanel import SparkRow
+
+    class One(App[None]):
+        def compose(self) -> ComposeResult:
+            yield SparkRow("throughput")
+
+    app = One()
+    async with app.run_test() as pilot:
+        row = app.query_one(SparkRow)
+        row.show([41.2], Text("41.2 tok/s"))
+        await pilot.pause()
+        assert list(app.query_one(Sparkline).data or []) == []
+        row.show([41.2, 44.0], Text("44.0 tok/s"))
+        assert list(app.query_one(Sparkline).data or []) == [41.2, 44.0]

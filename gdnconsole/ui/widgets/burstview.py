@@ -1,8 +1,10 @@
 """A burst's results: progress while it runs (k of N done), then a table of TTFT, per-request decode rate
-and total time at p50 / p90 / p99, the burst's throughput, and each distinct error with its count."""
+and total time at p50 / p90 / p99 where the sample supports them and at the slowest answer, the burst's
+throughput and sample size, and each distinct error with its count."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 from rich.text import Text
@@ -18,19 +20,36 @@ from gdnconsole.ui.widgets.answerview import Cells, Figures, accept_text
 COLUMNS = ("", "TTFT", "tok/s per request", "total time")
 
 
+def supported(pct: int, n: int) -> bool:
+    """Whether ``n`` answers can tell the ``pct``th percentile from their maximum (nearest rank): p99
+    of 8 requests is the slowest of them, and calling it p99 claims a tail the sample does not have."""
+    return math.ceil(pct / 100.0 * n) < n
+
+
 def percentile_rows(burst: BurstResult, tones: Tones) -> list[tuple[Text, ...]]:
+    """A row per percentile the sample supports, then the maximum (the slowest answer)."""
+
     def cell(value: float | None, show: Callable[[float | None], str]) -> Text:
         return Text(show(value), tones.value if value is not None else tones.muted, justify="right")
 
+    n = len(burst.ok)
+    shown = [(f"p{p}", p) for p in PERCENTILES if supported(p, n)]
     return [
         (
-            Text(f"p{p}", tones.label),
+            Text(label, tones.label),
             cell(burst.ttft(p), ms),
             cell(burst.rate(p), rate),
             cell(burst.total(p), seconds),
         )
-        for p in PERCENTILES
+        for label, p in [*shown, ("max", 100)]
     ]
+
+
+def sample_text(burst: BurstResult) -> str:
+    """How many answers the figures come from, and the percentiles they are too few for."""
+    n = len(burst.ok)
+    missing = [f"p{p} needs {math.ceil(100 / (100 - p))}" for p in PERCENTILES if not supported(p, n)]
+    return f"n = {n}" + (f" ({', '.join(missing)})" if missing else "")
 
 
 def outcome_text(burst: BurstResult, tones: Tones) -> Text:
@@ -51,6 +70,7 @@ def summary_figures(burst: BurstResult, server_accept: float | None, tones: Tone
         ("wall", Text(seconds(burst.wall_ms), tones.value)),
         ("accept", accept_text(accept, tones)),
         ("tokens", Text(f"{burst.completion_tokens:,} out", tones.value)),
+        ("answers", Text(sample_text(burst), tones.value)),
     ]
 
 

@@ -55,7 +55,8 @@ class SparkRow(Horizontal):
         yield Static(classes="spark-figures")
 
     def show(self, values: Sequence[float], numbers: Text) -> None:
-        self.query_one(Sparkline).data = list(values)
+        # One point has no trend, and Textual draws it as a full bar: the figures say it alone.
+        self.query_one(Sparkline).data = list(values) if len(values) > 1 else []
         self.query_one(".spark-figures", Static).update(numbers)
 
 
