@@ -264,6 +264,69 @@ def mla_backends_0_5_23() -> list[Step]:
     ]
 
 
+# MLA models: the page-size rules of FA4 skip them (511 use_mla_backend; 523 use_mla_backend(view)).
+MLA_ARCHS = frozenset(
+    {
+        "DeepseekV2ForCausalLM",
+        "DeepseekV3ForCausalLM",
+        "DeepseekV32ForCausalLM",
+        "KimiK25ForConditionalGeneration",
+    }
+)
+
+
+def fa3_fp8_e5m2(source: str) -> Rule:
+    return Rule(
+        id="attention.fa3_fp8_e5m2_is_triton",
+        flags=("attention_backend", "kv_cache_dtype"),
+        severity="notice",
+        when=lambda c: c.attention_backend == "fa3" and c.kv_cache_dtype == "fp8_e5m2",
+        message=lambda c: (
+            "SGLang would use the triton attention backend: FlashAttention3 takes only fp8_e4m3."
+        ),
+        source=source,
+        then=lambda c: c.set(attention_backend="triton"),
+    )
+
+
+def fa_backends_0_5_11() -> list[Step]:
+    """The FA3 and FA4 adjustments at the end of ``_handle_attention_backend_compatibility``
+    (511 :2652-2668): FA4 for prefill on SM100 takes only 128-token pages (non-MLA)."""
+    return [
+        fa3_fp8_e5m2(S11("2652-2658")),
+        _page_forced(
+            "attention.fa4_page_size",
+            lambda c: (
+                c.prefill_attention_backend == "fa4" and c.architecture not in MLA_ARCHS and c.major == 10
+            ),
+            128,
+            "FA4 supports only 128-token pages for non-MLA models on SM100",
+            S11("2660-2668"),
+        ),
+    ]
+
+
+def fa_backends_0_5_23() -> list[Step]:
+    """``_attention_backend_fa3_fp8_fallback`` and ``_fa4_page_constraint`` (523 overrides.py:1263-1297),
+    run after the attention hook's trtllm_mha checks (attention_hook.py:239-241)."""
+    fa4 = _backend_is("fa4", "attention_backend", "decode_attention_backend", "prefill_attention_backend")
+    return [
+        fa3_fp8_e5m2(S23("1263-1270", "arg_groups/overrides.py")),
+        _page_forced(
+            "attention.fa4_page_size",
+            lambda c: (
+                fa4(c)
+                and c.architecture not in MLA_ARCHS
+                and c.major == 10
+                and (c.speculative_eagle_topk or 0) <= 1
+            ),
+            128,
+            "FA4 supports only 128-token pages for non-MLA models on SM100",
+            S23("1273-1297", "arg_groups/overrides.py"),
+        ),
+    ]
+
+
 # -- data parallelism ---------------------------------------------------------------------------------------
 
 
@@ -328,6 +391,116 @@ def deprecated_dp_attention_0_5_23() -> Resolve:
     )
 
 
+# -- pipeline parallelism -------------------------------------------------------------------------------
+
+
+def pp_disables_overlap(source: str) -> Resolve:
+    """SGLang turns the overlap schedule off for pipeline parallelism, before speculative decoding."""
+    return Resolve(
+        "parallel.pp_disables_overlap",
+        lambda c: c.set(disable_overlap_schedule=True),
+        source,
+        lambda c: c.pp_size > 1,
+    )
+
+
+def pp_spec_0_5_11(source: str) -> Rule:
+    return Rule(
+        id="parallel.pp_with_speculative",
+        flags=("pp_size", "speculative_algorithm"),
+        severity="error",
+        when=lambda c: c.pp_size > 1 and c.spec,
+        message=lambda c: (
+            "SGLang 0.5.11 would stop with AssertionError: pipeline parallelism does not work with "
+            f"speculative decoding (--pp-size {c.pp_size}, {c.speculative_algorithm}). Fix: --pp-size 1, or "
+            "no --speculative-algorithm."
+        ),
+        source=source,
+        raises="AssertionError",
+        sglang_text=lambda c: (
+            "Pipeline parallelism is not compatible with overlap schedule, speculative decoding"
+        ),
+    )
+
+
+def pp_spec_0_5_23() -> list[Step]:
+    """``check_pipeline_parallel_compat`` (523 validation_hook.py:119-163), DSPARK's own path left out."""
+
+    def src(lines: str) -> str:
+        return S23(lines, "arg_groups/validation_hook.py")
+
+    def pp_spec(c: Ctx) -> bool:
+        return c.pp_size > 1 and c.spec and c.speculative_algorithm != "DSPARK"
+
+    def pp_spec_env(c: Ctx) -> bool:
+        return c.env.get("SGLANG_ENABLE_PP_SPEC", "false").lower() in ("1", "true", "yes", "y")
+
+    return [
+        Rule(
+            id="parallel.pp_with_speculative",
+            flags=("pp_size", "speculative_algorithm"),
+            severity="error",
+            when=lambda c: pp_spec(c) and str(c.speculative_algorithm).upper() != "EAGLE",
+            message=lambda c: (
+                "SGLang 0.5.23 would stop with AssertionError: with --pp-size above 1 only EAGLE (or NEXTN) "
+                f"speculative decoding works, not {c.speculative_algorithm}. Fix: --pp-size 1, or "
+                "EAGLE/NEXTN."
+            ),
+            source=src("128-135"),
+            raises="AssertionError",
+            sglang_text=lambda c: (
+                "Pipeline parallelism currently only supports EAGLE (non-multi-layer) speculative decoding"
+            ),
+        ),
+        Rule(
+            id="parallel.pp_speculative_needs_prefill_node",
+            flags=("pp_size", "speculative_algorithm"),
+            severity="error",
+            when=lambda c: (
+                pp_spec(c)
+                and str(c.speculative_algorithm).upper() == "EAGLE"
+                and not pp_spec_env(c)
+                and c.disaggregation_mode != "prefill"
+            ),
+            message=lambda c: (
+                "SGLang 0.5.23 would stop with AssertionError: pipeline parallelism with speculative "
+                "decoding runs only on PD prefill nodes (--disaggregation-mode prefill) unless "
+                "SGLANG_ENABLE_PP_SPEC=1. Fix: --pp-size 1, or one of those."
+            ),
+            source=src("158-163"),
+            raises="AssertionError",
+            sglang_text=lambda c: (
+                "PP + speculative decoding (MTP) is only supported on prefill nodes "
+                "(disaggregation-mode=prefill)"
+            ),
+        ),
+    ]
+
+
+def multi_node_dp(version: str, source: str) -> Rule:
+    """Data-parallel replicas on several nodes (0.5.11: unless attention DP; 0.5.23: dp_size counts
+    replicas only, attention DP having moved to --attn-dp-size)."""
+    text = (
+        "multi-node data parallel is not supported unless dp attention!"
+        if version == "0.5.11"
+        else "multi-node data-parallel replicas are not supported; use attention DP (--attn-dp-size) "
+        "across nodes"
+    )
+    return Rule(
+        id="parallel.multi_node_dp",
+        flags=("dp_size", "nnodes"),
+        severity="error",
+        when=lambda c: c.dp_size > 1 and c.nnodes != 1 and not c.enable_dp_attention,
+        message=lambda c: (
+            f"SGLang {version} would stop with AssertionError: data-parallel replicas (--dp {c.dp_size}) "
+            f"do not span nodes (--nnodes {c.nnodes}). Fix: attention DP, or one node."
+        ),
+        source=source,
+        raises="AssertionError",
+        sglang_text=lambda c: text,
+    )
+
+
 # -- check_server_args --------------------------------------------------------------------------------
 
 
@@ -349,12 +522,19 @@ def nnodes_rule(source: str) -> Rule:
 
 def check_server_args_0_5_11() -> list[Step]:
     """``ServerArgs.check_server_args`` (511 server_args.py:6770-6826), after all of ``__post_init__``."""
-    return [nnodes_rule(S11("6774-6777")), *chunk_page_rules(S11("6821-6826"))]
+    return [
+        nnodes_rule(S11("6774-6777")),
+        pp_spec_0_5_11(S11("6785-6788")),
+        multi_node_dp("0.5.11", S11("6790-6792")),
+        *chunk_page_rules(S11("6821-6826")),
+    ]
 
 
 def check_server_args_0_5_23() -> list[Step]:
     """``check_server_args`` (523 arg_groups/validation_hook.py:172-246), after ``resolve_once``."""
     return [
         nnodes_rule(S23("177-181", "arg_groups/validation_hook.py")),
+        *pp_spec_0_5_23(),
+        multi_node_dp("0.5.23", S23("199-202", "arg_groups/validation_hook.py")),
         *chunk_page_rules(S23("241-246", "arg_groups/validation_hook.py")),
     ]

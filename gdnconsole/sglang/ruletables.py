@@ -389,10 +389,18 @@ def default_backend(source: str) -> list[Step]:
     ]
 
 
-def hybrid_sm100_backend(source: str) -> Resolve:
+def hybrid_sm100_backend(source: str, *, sets_page: bool = False) -> Resolve:
+    """``sets_page``: 0.5.23 also sets the page size, over the operator's (64 for trtllm_mha, else 1)."""
+
+    def apply(c: Ctx) -> None:
+        backend = _hybrid_sm100_backend(c)
+        c.set(attention_backend=backend)
+        if sets_page:
+            c.set(page_size=64 if backend == "trtllm_mha" else 1)
+
     return Resolve(
         "attention.hybrid_sm100_default",
-        lambda c: c.set(attention_backend=_hybrid_sm100_backend(c)),
+        apply,
         source,
         lambda c: c.hybrid and c.major == 10 and c.attention_backend is None,
     )
@@ -572,6 +580,7 @@ def _attention_0_5_11() -> list[Step]:
             source=S11("2646-2650"),
             then=lambda c: c.set(page_size=64),
         ),
+        *core.fa_backends_0_5_11(),
         page_size_default(S11("2815-2820")),
     ]
 
@@ -768,6 +777,7 @@ TABLE_0_5_11: tuple[Step, ...] = (
     *_attention_0_5_11(),
     core.dp_attention_off_0_5_11(),
     *core.dp_attention_rules("0.5.11", S11("2933-2940"), "dp_size"),
+    core.pp_disables_overlap(S11("3175-3180")),
     *_speculative_0_5_11(),
     *core.check_server_args_0_5_11(),
 )
@@ -907,7 +917,6 @@ def _mamba_0_5_23() -> list[Step]:
 def _attention_0_5_23() -> list[Step]:
     """``handle_attention_backend_compatibility`` (arg_groups/attention_hook.py)."""
     return [
-        hybrid_sm100_backend(S23("18-48", "arg_groups/model_overrides/qwen3_5.py")),
         *default_backend(S23("120-140", "arg_groups/attention_hook.py")),
         flex_with_spec(S23("161-163", "arg_groups/attention_hook.py")),
         *core.mla_backends_0_5_23(),
@@ -929,6 +938,7 @@ def _attention_0_5_23() -> list[Step]:
             "on this GPU use another --decode-attention-backend (flashinfer, triton)",
             S23("222-227", "arg_groups/attention_hook.py"),
         ),
+        *core.fa_backends_0_5_23(),
         page_size_default(S23("1341-1362", "arg_groups/overrides.py")),
     ]
 
@@ -1113,9 +1123,13 @@ def _speculative_0_5_23() -> list[Step]:
 TABLE_0_5_23: tuple[Step, ...] = (
     core.deprecated_dp_attention_0_5_23(),  # run_resolution_pipeline's first hook (pipeline.py:45)
     core.chunk_default(core.CHUNK_TIERS_0_5_23, S23("78-180", "arg_groups/memory_hook.py")),
+    # The model overrides (model_hook.py:233-238) run before the mamba strategy's auto resolution at the
+    # end of the model hook (:1047-1057), so "auto" is not yet extra_buffer here (measured).
+    hybrid_sm100_backend(S23("18-49", "arg_groups/model_overrides/qwen3_5.py"), sets_page=True),
     *_mamba_0_5_23(),
     *_attention_0_5_23(),
     *core.dp_attention_rules("0.5.23", S23("313-333", "arg_groups/parallel_hook.py"), "attn_dp_size"),
+    core.pp_disables_overlap(S23("1624-1628", "arg_groups/overrides.py")),
     *_speculative_0_5_23(),
     *core.check_server_args_0_5_23(),
 )

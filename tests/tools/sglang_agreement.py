@@ -1,0 +1,391 @@
+"""How often `gdnconsole check` agrees with SGLang's own argument processing, measured (issue 17).
+
+SGLang's argument processing runs on a CPU box when its imports are satisfied and its questions about the
+GPU are answered (FACTS §0). This script runs it from an unpacked wheel, in a Python that has torch and
+SGLang's light dependencies, on a generated set of command lines, and compares each verdict with ours.
+
+    python tests/tools/sglang_agreement.py --sglang 0.5.11 --wheel /tmp/wheels/u511 \\
+        --python /tmp/sglvenv/bin/python [--extra-path DIR] [--count 400] [--seed 1] [--json OUT]
+
+It prints the agreement (same verdict), the false accepts (we say ok, SGLang stops), the false rejects, and
+for argvs both reject, whether our first error is the exception SGLang raised; then every disagreement with
+SGLang's own words. Exit 0 always (it measures; the tests decide what is acceptable). How to prepare the
+Python, and how to add the next SGLang version, is in tests/tools/README-agreement.md.
+
+The same file is the worker (``--worker``): it runs inside that Python, never imports gdnconsole, and answers
+one JSON line per argv on stdin. GPU-only packages are stubbed there and only there.
+"""
+
+from __future__ import annotations
+
+import argparse
+import inspect
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar
+
+# The GPUs an argv is checked on: (name, compute capability, memory MiB, count).
+PERSONAS: dict[str, tuple[str, str, int, int]] = {
+    "a6000": ("NVIDIA RTX A6000", "8.6", 49140, 2),
+    "h100": ("NVIDIA H100 80GB HBM3", "9.0", 81559, 8),
+    "b200": ("NVIDIA B200", "10.0", 183359, 8),
+}
+# Packages that need a GPU (or its toolchain) to import: stubbed in the worker only.
+GPU_MODULES = ("sgl_kernel", "flashinfer", "tvm_ffi")
+
+# Minimal config.json per model kind: enough for SGLang to read the architecture and its attention shape.
+MODELS: dict[str, dict[str, Any]] = {
+    "llama": {
+        "architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 4096,
+        "intermediate_size": 14336, "num_attention_heads": 32, "num_hidden_layers": 32,
+        "num_key_value_heads": 8, "vocab_size": 128256, "max_position_embeddings": 131072,
+        "rms_norm_eps": 1e-05, "rope_theta": 500000.0, "torch_dtype": "bfloat16", "head_dim": 128,
+    },
+    "qwen3": {
+        "architectures": ["Qwen3ForCausalLM"], "model_type": "qwen3", "hidden_size": 4096,
+        "intermediate_size": 12288, "num_attention_heads": 32, "num_hidden_layers": 36,
+        "num_key_value_heads": 8, "vocab_size": 151936, "max_position_embeddings": 40960, "head_dim": 128,
+        "torch_dtype": "bfloat16",
+    },
+    "qwen3.6": {
+        "architectures": ["Qwen3_5ForConditionalGeneration"], "model_type": "qwen3_5", "vision_config": {},
+        "text_config": {
+            "model_type": "qwen3_5_text", "hidden_size": 5120, "num_hidden_layers": 64,
+            "num_attention_heads": 24, "num_key_value_heads": 4, "head_dim": 256, "vocab_size": 248320,
+            "full_attention_interval": 4, "linear_num_key_heads": 16, "linear_num_value_heads": 48,
+            "linear_key_head_dim": 128, "linear_value_head_dim": 128, "linear_conv_kernel_dim": 4,
+            "intermediate_size": 17408, "max_position_embeddings": 262144, "mtp_num_hidden_layers": 1,
+        },
+        "torch_dtype": "bfloat16",
+    },
+}  # fmt: skip
+
+
+# -- generating command lines ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Case:
+    persona: str
+    model: str  # a key of MODELS
+    flags: tuple[str, ...]  # after --model-path
+
+    def argv(self, models_dir: Path) -> list[str]:
+        return ["--model-path", str(models_dir / self.model), *self.flags]
+
+
+def _maybe(rng: random.Random, p: float, *tokens: str) -> list[str]:
+    return list(tokens) if rng.random() < p else []
+
+
+def generate(sglang: str, count: int, seed: int) -> list[Case]:
+    """``count`` command lines an operator might try: parallelism, pages and chunks, backends, memory and
+    scheduling, speculative decoding and mamba options, with some typos. Deterministic for a seed."""
+    rng = random.Random(seed)
+    new = tuple(int(p) for p in sglang.split(".")[:3]) >= (0, 5, 14)
+    mamba = "--mamba-radix-cache-strategy" if new else "--mamba-scheduler-strategy"
+    return [_one(rng, new, mamba) for _ in range(count)]
+
+
+def _one(rng: random.Random, new: bool, mamba: str) -> Case:
+    out: list[str] = []
+    out += _maybe(rng, 0.6, "--tp", str(rng.choice([1, 2, 4, 8])))
+    if rng.random() < 0.25:
+        size = str(rng.choice([2, 3, 4]))
+        out += (
+            ["--attn-dp-size", size]
+            if new and rng.random() < 0.5
+            else ["--dp", size, "--enable-dp-attention"]
+        )
+    out += _maybe(rng, 0.35, "--page-size", str(rng.choice([1, 16, 32, 48, 64, 128])))
+    out += _maybe(rng, 0.2, "--chunked-prefill-size", str(rng.choice([2048, 4096, 3000, 8192])))
+    out += _maybe(rng, 0.1, "--pp-size", "2")
+    out += _maybe(rng, 0.1, "--ep-size", str(rng.choice([2, 4])))
+    out += _maybe(rng, 0.05, "--nnodes", "2", "--node-rank", "0")
+    backends = ["flashinfer", "triton", "fa3", "fa4", "trtllm_mha", "flex_attention", "trtllm_mla", "flashmla",
+                "cutlass_mla", "torch_native"]  # fmt: skip
+    out += _maybe(rng, 0.35, "--attention-backend", rng.choice(backends))
+    out += _maybe(rng, 0.1, "--prefill-attention-backend", rng.choice(backends))
+    out += _maybe(rng, 0.1, "--decode-attention-backend", rng.choice(backends))
+    out += _maybe(rng, 0.1, "--kv-cache-dtype", rng.choice(["auto", "fp8_e4m3", "fp8_e5m2", "bf16"]))
+    out += _maybe(rng, 0.15, "--mem-fraction-static", str(rng.choice([0.8, 0.9])))
+    out += _maybe(rng, 0.15, "--max-running-requests", str(rng.choice([8, 64])))
+    out += _maybe(rng, 0.15, "--disable-radix-cache")
+    out += _maybe(rng, 0.1, "--disable-overlap-schedule")
+    out += _maybe(rng, 0.1, "--enable-mixed-chunk")
+    if rng.random() < 0.6:
+        out += ["--speculative-algorithm", rng.choice(["NEXTN", "EAGLE", "NGRAM", "STANDALONE"])]
+        out += _maybe(rng, 0.6, "--speculative-num-steps", str(rng.choice([1, 2, 3])))
+        out += _maybe(rng, 0.6, "--speculative-eagle-topk", str(rng.choice([1, 2, 4])))
+        out += _maybe(rng, 0.5, "--speculative-num-draft-tokens", str(rng.choice([2, 4, 8])))
+    out += _maybe(rng, 0.3, mamba, rng.choice(["auto", "no_buffer", "extra_buffer"]))
+    out += _maybe(rng, 0.03, "--speculative-num-stpes", "2")  # a typo
+    model = rng.choice(list(MODELS))
+    return Case(rng.choice(list(PERSONAS)), model, tuple(out))
+
+
+# -- our verdict ------------------------------------------------------------------------------------------
+
+
+def ours(case: Case, sglang: str, models_dir: Path) -> dict[str, Any]:
+    from gdnconsole.sglang.rules import check
+
+    _, cc, memory, gpus = PERSONAS[case.persona]
+    architecture = MODELS[case.model]["architectures"][0]
+    facts: dict[str, Any] = {"compute_capability": cc, "gpus": gpus, "architecture": architecture}
+    if "gpu_memory_mb" in inspect.signature(check).parameters:  # a checker from before issue 17 lacks it
+        facts["gpu_memory_mb"] = memory
+    result = check(case.argv(models_dir), sglang=sglang, **facts)
+    first = result.errors[0] if result.errors else None
+    return {
+        "ok": result.ok,
+        "raises": first.raises if first else None,
+        "id": first.id if first else None,
+        "message": first.sglang_text if first else None,
+    }
+
+
+# -- SGLang's verdict, through the worker -----------------------------------------------------------------
+
+
+def theirs(
+    cases: Sequence[Case], *, python: str, wheel: str, extra: list[str], models_dir: Path, sglang: str
+) -> list[dict[str, Any]]:
+    """SGLang's verdict on each case: one worker per GPU persona (SGLang caches what it asks the GPU)."""
+    answers: dict[int, dict[str, Any]] = {}
+    for persona in PERSONAS:
+        indexed = [(i, c) for i, c in enumerate(cases) if c.persona == persona]
+        if not indexed:
+            continue
+        lines = "".join(json.dumps(c.argv(models_dir)) + "\n" for _, c in indexed)
+        command = [python, __file__, "--worker", "--sglang", sglang, "--wheel", wheel, "--persona", persona]
+        for path in extra:
+            command += ["--extra-path", path]
+        done = subprocess.run(command, input=lines, capture_output=True, text=True, timeout=3600)
+        replies = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+        if len(replies) != len(indexed):
+            raise SystemExit(f"worker for {persona} failed:\n{done.stderr[-3000:]}")
+        answers.update({i: reply for (i, _), reply in zip(indexed, replies, strict=True)})
+    return [answers[i] for i in range(len(cases))]
+
+
+def write_models(directory: Path) -> None:
+    for name, config in MODELS.items():
+        (directory / name).mkdir(parents=True, exist_ok=True)
+        (directory / name / "config.json").write_text(json.dumps(config))
+
+
+# -- comparing ----------------------------------------------------------------------------------------------
+
+
+def compare(
+    cases: Sequence[Case], our: Sequence[dict[str, Any]], their: Sequence[dict[str, Any]]
+) -> dict[str, Any]:
+    """Counts and the disagreements. ``harness``: SGLang failed for a reason of this script's making (an
+    import it could not satisfy on CPU), not a rule: left out of the agreement."""
+    counts: Counter[str] = Counter()
+    disagreements = []
+    for case, o, t in zip(cases, our, their, strict=True):
+        if t.get("harness"):
+            counts["harness"] += 1
+            continue
+        counts["compared"] += 1
+        if o["ok"] == t["ok"]:
+            counts["agree"] += 1
+            if not o["ok"]:
+                counts["both_reject"] += 1
+                if o["raises"] == t["exception"]:
+                    counts["same_exception"] += 1
+            continue
+        counts["false_accept" if o["ok"] else "false_reject"] += 1
+        disagreements.append({"case": [case.persona, case.model, *case.flags], "ours": o, "sglang": t})
+    return {"counts": dict(counts), "disagreements": disagreements}
+
+
+def report(sglang: str, summary: dict[str, Any]) -> str:
+    c = Counter(summary["counts"])
+    compared = c["compared"] or 1
+    lines = [
+        f"SGLang {sglang}: {c['compared']} command lines compared ({c['harness']} left out: harness)",
+        f"  agree on the verdict: {c['agree']} ({100 * c['agree'] / compared:.1f}%)",
+        f"  false accepts (we say ok, SGLang stops): {c['false_accept']}",
+        f"  false rejects (we say it fails, SGLang accepts): {c['false_reject']}",
+        f"  both reject, same exception first: {c['same_exception']} of {c['both_reject']}",
+    ]
+    for d in summary["disagreements"]:
+        lines.append(f"- {' '.join(d['case'])}")
+        lines.append(f"    ours: {'ok' if d['ours']['ok'] else d['ours']['id']}")
+        t = d["sglang"]
+        lines.append(
+            f"    SGLang: {'ok' if t['ok'] else t['exception'] + ': ' + t['message'][:200]} {t.get('where', '')}"
+        )
+    return "\n".join(lines)
+
+
+# -- the worker (runs in SGLang's Python) ---------------------------------------------------------------
+
+
+def _stub_gpu_modules() -> None:
+    import importlib.abc
+    import importlib.machinery
+    import types
+
+    class Anything:
+        def __init__(self, *a: object, **k: object) -> None:
+            pass
+
+        def __getattr__(self, name: str) -> Anything:
+            if name.startswith("__"):
+                raise AttributeError(name)
+            return Anything()
+
+        def __call__(self, *a: object, **k: object) -> object:
+            return a[0] if len(a) == 1 and callable(a[0]) and not k else Anything()
+
+        def __mro_entries__(self, bases: tuple[object, ...]) -> tuple[type, ...]:
+            return (object,)
+
+        def __iter__(self) -> Iterator[object]:
+            return iter(())
+
+        def __bool__(self) -> bool:
+            return False
+
+    class Module(types.ModuleType):
+        __path__: ClassVar[list[str]] = []
+
+        def __getattr__(self, name: str) -> object:
+            if name == "__version__":
+                return "0.0.0"
+            if name.startswith("__"):
+                raise AttributeError(name)
+            return Anything()
+
+    class Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+        def find_spec(
+            self, name: str, path: object, target: object = None
+        ) -> importlib.machinery.ModuleSpec | None:
+            if name.split(".")[0] in GPU_MODULES:
+                return importlib.machinery.ModuleSpec(name, self, is_package=True)
+            return None
+
+        def create_module(self, spec: importlib.machinery.ModuleSpec) -> types.ModuleType:
+            return Module(spec.name)
+
+        def exec_module(self, module: types.ModuleType) -> None:
+            pass
+
+    sys.meta_path.insert(0, Finder())
+
+
+def _pretend_gpu(persona: str) -> None:
+    """Answer SGLang's questions about the GPU as the persona's card would (no driver here)."""
+    try:
+        import torch
+    except ImportError:  # a stand-in SGLang (the simulator's, in the tests) asks torch nothing
+        return
+    name, cc, memory, count = PERSONAS[persona]
+    major, minor = (int(p) for p in cc.split("."))
+    torch.cuda.is_available = lambda: True
+    torch.cuda.device_count = lambda: count
+    torch.cuda.get_device_capability = lambda device=None: (major, minor)
+    torch.cuda.get_device_name = lambda device=None: name
+    import sglang.srt.utils.common as common
+
+    common.get_nvgpu_memory_capacity = lambda: float(memory)
+
+
+def _where(exc: BaseException) -> str:
+    """The last frame of the traceback inside sglang: file:line, relative to the package."""
+    tb, found = exc.__traceback__, ""
+    while tb is not None:
+        path = tb.tb_frame.f_code.co_filename
+        if "/sglang/" in path:
+            found = f"{path.split('/sglang/', 1)[1]}:{tb.tb_lineno}"
+        tb = tb.tb_next
+    return found
+
+
+def worker(sglang: str, persona: str) -> None:
+    _stub_gpu_modules()
+    _pretend_gpu(persona)
+    import logging
+
+    logging.disable(logging.CRITICAL)
+    from sglang.srt import server_args as sa
+
+    new = tuple(int(p) for p in sglang.split(".")[:3]) >= (0, 5, 22)
+    for line in sys.stdin:
+        argv = json.loads(line)
+        environ = dict(os.environ)
+        try:
+            args = sa.prepare_server_args(argv)
+            if new:
+                args.resolve_once()
+            args.check_server_args()
+            reply: dict[str, Any] = {"ok": True}
+        except (ImportError, AttributeError) as exc:  # the stubs fell short: not a rule of SGLang
+            reply = {"ok": False, "harness": True, "exception": type(exc).__name__, "message": str(exc)}
+        except BaseException as exc:  # argparse exits; SGLang raises anything
+            reply = {"ok": False, "exception": type(exc).__name__, "message": str(exc), "where": _where(exc)}
+        finally:
+            os.environ.clear()
+            os.environ.update(environ)
+        sys.__stdout__.write(json.dumps(reply) + "\n")
+        sys.__stdout__.flush()
+
+
+# -- command line ---------------------------------------------------------------------------------------------
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--sglang", required=True, help="the wheel's version, e.g. 0.5.11")
+    parser.add_argument("--wheel", required=True, help="the unpacked wheel (the folder holding sglang/)")
+    parser.add_argument("--python", default=sys.executable, help="a Python with torch and SGLang's deps")
+    parser.add_argument(
+        "--extra-path", action="append", default=[], help="put first on the worker's sys.path"
+    )
+    parser.add_argument("--count", type=int, default=400)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--json", help="also write the counts and disagreements here")
+    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--persona", choices=list(PERSONAS), help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.worker:
+        sys.path[:0] = [*args.extra_path, args.wheel]
+        worker(args.sglang, args.persona)
+        return 0
+    cases = generate(args.sglang, args.count, args.seed)
+    with tempfile.TemporaryDirectory(prefix="gdn-agree-") as tmp:
+        models = Path(tmp)
+        write_models(models)
+        our = [ours(c, args.sglang, models) for c in cases]
+        their = theirs(
+            cases,
+            python=args.python,
+            wheel=args.wheel,
+            extra=args.extra_path,
+            models_dir=models,
+            sglang=args.sglang,
+        )
+        summary = compare(cases, our, their)
+    # The temporary model folder's name differs per run: disagreements name the model kind instead.
+    print(report(args.sglang, summary))
+    if args.json:
+        Path(args.json).write_text(json.dumps(summary, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
