@@ -17,9 +17,8 @@ from gdnconsole.cli.common import fail
 from gdnconsole.config import tomlpos
 from gdnconsole.config.hosts import Config, Host, Profile
 from gdnconsole.sglang.findings import Finding
-from gdnconsole.sglang.launch import server_args
-from gdnconsole.sglang.models import architecture_of
-from gdnconsole.sglang.rules import CheckResult, check
+from gdnconsole.sglang.profilerules import check_profile
+from gdnconsole.sglang.rules import CheckResult
 from gdnconsole.sglang.versions import VersionError, validate
 
 # The profile key a flag comes from (launch.server_args); any other flag comes from ``args``.
@@ -84,18 +83,6 @@ def key_of(profile: Profile, finding: Finding) -> tuple[str, ...]:
     return ()
 
 
-def check_profile(profile: Profile, facts: Facts) -> CheckResult:
-    return check(
-        server_args(profile),
-        sglang=facts.sglang,
-        compute_capability=facts.compute_capability,
-        gpus=facts.gpus,
-        architecture=architecture_of(profile.model),
-        env=profile.env,
-        gpu_memory_mb=facts.gpu_memory_mb,
-    )
-
-
 def error_lines(
     path: Path, positions: tomlpos.Positions, host: Host, profile: Profile, result: CheckResult
 ) -> Iterable[str]:
@@ -124,7 +111,13 @@ def rule_report(cfg: Config, given: Facts | None) -> tuple[list[str], int, int]:
                 )
             continue
         for profile in host.profiles.values():
-            result = check_profile(profile, facts)
+            result = check_profile(
+                profile,
+                sglang=facts.sglang,
+                compute_capability=facts.compute_capability,
+                gpus=facts.gpus,
+                gpu_memory_mb=facts.gpu_memory_mb,
+            )
             checked += 1
             head = f"hosts.{host.name}.profiles.{profile.name}: SGLang {facts.sglang} "
             head += f"({facts.origin}; rule set {result.rule_set}): "

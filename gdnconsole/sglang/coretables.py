@@ -138,18 +138,31 @@ def _blackwell(c: Ctx) -> bool:
     return c.major in (10, 11, 12)
 
 
+def flashmla_page(source: str) -> Rule:
+    return _page_forced(
+        "attention.flashmla_page_size",
+        lambda c: _backend_is("flashmla")(c) and c.page_size != 64,
+        64,
+        "FlashMLA supports only 64",
+        source,
+    )
+
+
+def trtllm_mla_page(source: str) -> Rule:
+    return _page_forced(
+        "attention.trtllm_mla_page_size",
+        lambda c: _backend_is("trtllm_mla")(c) and c.page_size not in (32, 64),
+        64,
+        "TensorRT-LLM MLA supports 32 or 64",
+        source,
+    )
+
+
 def mla_backends_0_5_11() -> list[Step]:
     """flashmla, cutlass_mla and trtllm_mla in ``_handle_attention_backend_compatibility``
     (511 :2580-2616)."""
-    trtllm_mla = _backend_is("trtllm_mla")
     return [
-        _page_forced(
-            "attention.flashmla_page_size",
-            lambda c: _backend_is("flashmla")(c) and c.page_size != 64,
-            64,
-            "FlashMLA supports only 64",
-            S11("2580-2587"),
-        ),
+        flashmla_page(S11("2580-2587")),
         _page_forced(
             "attention.cutlass_mla_page_size",
             lambda c: _backend_is("cutlass_mla")(c) and c.page_size != 128,
@@ -158,13 +171,7 @@ def mla_backends_0_5_11() -> list[Step]:
             S11("2589-2596"),
         ),
         trtllm_mla_hardware("0.5.11", S11("2598-2605")),
-        _page_forced(
-            "attention.trtllm_mla_page_size",
-            lambda c: trtllm_mla(c) and c.page_size not in (32, 64),
-            64,
-            "TensorRT-LLM MLA supports 32 or 64",
-            S11("2606-2610"),
-        ),
+        trtllm_mla_page(S11("2606-2610")),
         trtllm_mla_kv_cache_dtype(("fp8_e4m3", "fp4_e2m1", "bf16", "auto"), S11("2611-2616")),
     ]
 
@@ -214,20 +221,8 @@ def mla_backends_0_5_23() -> list[Step]:
         return S23(lines, "arg_groups/overrides.py")
 
     return [
-        _page_forced(
-            "attention.flashmla_page_size",
-            lambda c: _backend_is("flashmla")(c) and c.page_size != 64,
-            64,
-            "FlashMLA supports only 64",
-            src("1147-1154"),
-        ),
-        _page_forced(
-            "attention.trtllm_mla_page_size",
-            lambda c: _backend_is("trtllm_mla")(c) and c.page_size not in (32, 64),
-            64,
-            "TensorRT-LLM MLA supports 32 or 64",
-            src("1155-1163"),
-        ),
+        flashmla_page(src("1147-1154")),
+        trtllm_mla_page(src("1155-1163")),
         _page_forced(
             "attention.cutedsl_mla_page_size",
             lambda c: (

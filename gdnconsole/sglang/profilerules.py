@@ -1,0 +1,28 @@
+"""The flag checker on a launch profile: its argv, its environment and its model's architecture, as the
+launcher would send them. One place for `config check`, the flag form and the launcher to share. Pure."""
+
+from __future__ import annotations
+
+from gdnconsole.config.hosts import Profile
+from gdnconsole.sglang.launch import server_args
+from gdnconsole.sglang.models import architecture_of
+from gdnconsole.sglang.rules import CheckResult, check
+
+
+def check_profile(
+    profile: Profile,
+    *,
+    sglang: str,
+    compute_capability: str | None,
+    gpus: int | None,
+    gpu_memory_mb: float | None = None,
+) -> CheckResult:
+    return check(
+        server_args(profile),
+        sglang=sglang,
+        compute_capability=compute_capability,
+        gpus=gpus,
+        architecture=architecture_of(profile.model),
+        env=profile.env,
+        gpu_memory_mb=gpu_memory_mb,
+    )
