@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -22,6 +23,7 @@ from gdnconsole.config.hosts import Host, Profile
 from gdnconsole.host import launcher
 from gdnconsole.host.journal import Attempt, Journal
 from gdnconsole.host.replies import LinkLost
+from gdnconsole.host.session import HostSession
 
 
 def _profile(host: Host, name: str | None, sets: tuple[str, ...]) -> Profile:
@@ -56,6 +58,57 @@ def attempt_json(attempt: Attempt) -> dict[str, Any]:
     }
 
 
+def _to_stderr(message: str) -> None:
+    click.echo(f"-- {message}", err=True)
+
+
+PROGRESS_EVERY_S = 15.0  # a wait with no new stage says it still waits this often
+
+
+def _elapsed(seconds: float) -> str:
+    whole = int(seconds)
+    return f"{seconds:.1f} s" if seconds < 100 else f"{whole // 60}m{whole % 60:02d}s"
+
+
+class StageNotes:
+    """`launch --wait` as it goes: each stage the attempt's server reaches, when it reaches it, with the
+    time since the launch (the stage names are the JSON's `stage` and `durations` keys); a wait with no
+    news says every PROGRESS_EVERY_S that it still waits, and where."""
+
+    def __init__(self, session: HostSession, attempt: Attempt, say: Callable[[str], None]) -> None:
+        self.session, self.attempt, self.say = session, attempt, say
+        self.stage = ""
+        self.said_at = time.monotonic()
+
+    def __call__(self, _topic: str) -> None:
+        """A session listener: a change may be a new stage."""
+        startup = self.session.startup_of(self.attempt.pid) if self.attempt.pid is not None else None
+        if startup is not None and startup.stage.label != self.stage:
+            self.stage = startup.stage.label
+            self._note(self.stage)
+
+    def _note(self, text: str) -> None:
+        self.say(f"{text} ({_elapsed(time.time() - self.attempt.time)})")
+        self.said_at = time.monotonic()
+
+    async def keep_saying(self) -> None:
+        """Until cancelled: that it still waits, after each quiet PROGRESS_EVERY_S."""
+        while True:
+            await asyncio.sleep(max(0.0, self.said_at + PROGRESS_EVERY_S - time.monotonic()))
+            if time.monotonic() - self.said_at >= PROGRESS_EVERY_S:
+                self._note(f"still {self.stage or 'starting'}")
+
+
+async def _settle_saying(session: HostSession, attempt: Attempt, notes: StageNotes, **settle: Any) -> Attempt:
+    session.subscribe(notes)
+    heartbeat = asyncio.create_task(notes.keep_saying())
+    try:
+        return await launcher.settle(session, attempt, **settle)
+    finally:
+        heartbeat.cancel()
+        session.unsubscribe(notes)
+
+
 async def _launch(
     host: Host, profile: Profile, *, check: bool, wait: str, timeout: float, say: Any
 ) -> Attempt:
@@ -64,7 +117,10 @@ async def _launch(
         attempt = await launcher.relaunch(session, profile, check=check, journal=journal, on_progress=say)
         if attempt.outcome == "running" and wait != "started":
             say(f"started pid {attempt.pid}; waiting for it to be {wait} (up to {timeout:g} s)")
-            attempt = await launcher.settle(session, attempt, until=wait, timeout=timeout, journal=journal)
+            notes = StageNotes(session, attempt, _to_stderr)  # --json too: stdout holds only the JSON
+            attempt = await _settle_saying(
+                session, attempt, notes, until=wait, timeout=timeout, journal=journal
+            )
         return attempt
 
 
@@ -115,7 +171,7 @@ def launch_cmd(
             click.echo(json.dumps({"attempt": None, "outcome": "refused", "message": str(exc)}))
         fail(str(exc), EXIT_FAILED)
     if as_json:
-        click.echo(json.dumps(attempt_json(attempt), indent=2))
+        click.echo(json.dumps(attempt_json(attempt)))  # one line, as every --json
     else:
         _print_attempt(attempt)
     good = attempt.outcome in ("ready", "verified") or (wait == "started" and attempt.outcome == "running")

@@ -267,7 +267,7 @@ def hosts_cmd(as_json: bool) -> None:
             "exists": cfg.exists,
             "hosts": [_host_json(h) for h in cfg.hosts.values()],
         }
-        click.echo(json.dumps(payload, indent=2))
+        click.echo(json.dumps(payload))  # one line, as every --json
         return
     if not cfg.exists:
         click.echo(f"no hosts file at {cfg.path}; `gdnconsole config init` writes a commented example")
@@ -345,7 +345,9 @@ def _play_story(
     "--scenario",
     metavar="STORY|SCENARIO",
     help="A story to play (seed: how ct129 was brought up, to VERIFIED; crash: a crash and its relaunch; "
-    "fleet: three hosts in tabs), or a failure to rehearse: " + ", ".join(config_hosts.SIM_SCENARIOS) + ".",
+    "fleet: three hosts in tabs; tune: a sweep for the fastest speculative flags), or a failure to rehearse: "
+    + ", ".join(config_hosts.SIM_SCENARIOS)
+    + ".",
 )
 @click.option(
     "--speed",
