@@ -257,3 +257,129 @@ def test_architecture_from_config_and_name() -> None:
     assert architecture_of("Qwen/Qwen3.5-35B-A3B") == "Qwen3_5MoeForConditionalGeneration"
     assert architecture_of("meta-llama/Llama-3.1-8B") == "LlamaForCausalLM"
     assert architecture_of("some/unknown") is None and not is_hybrid_gdn(None)
+
+
+# -- rules that are not about speculation (issue 17), each measured against the wheels ----------------------
+
+
+def test_dp_attention_needs_tp_divisible_by_dp_default_tp_included() -> None:
+    for sglang, dp in (
+        ("0.5.11", ["--dp", "2", "--enable-dp-attention"]),
+        ("0.5.23", ["--attn-dp-size", "2"]),
+    ):
+        error = run([*QWEN3, *dp], sglang).errors[0]
+        assert (error.id, error.raises, error.sglang_text) == (
+            "parallel.tp_not_divisible_by_dp",
+            "AssertionError",
+            "",
+        )
+        assert "(1, the default)" in error.message
+        assert run([*QWEN3, *dp, "--tp", "4"], sglang).ok
+    assert run([*QWEN3, "--dp", "2", "--enable-dp-attention", "--tp", "3"], "0.5.23").errors[0].flag == "--dp"
+    assert run([*QWEN3, "--enable-dp-attention"], "0.5.11").ok  # --dp 1: SGLang turns it off
+
+
+def test_page_size_must_divide_the_chunk_sglang_picks_for_the_gpu() -> None:
+    argv = [*QWEN3, "--page-size", "48"]
+    error = run(argv, "0.5.11", gpu_memory_mb=49140).errors[0]  # 48 GB: 4096
+    assert (error.id, error.sglang_text) == (
+        "memory.chunked_prefill_page_size",
+        "chunked_prefill_size must be divisible by page_size",
+    )
+    assert "4096, which SGLang picks from the GPU's memory" in error.message
+    assert run([*argv, "--chunked-prefill-size", "4800"], "0.5.11", gpu_memory_mb=49140).ok
+    # dp attention divides the chunk: 8192 // 3 = 2730 is no multiple of 64
+    dp = [*QWEN3, "--tp", "3", "--dp", "3", "--enable-dp-attention", "--page-size", "64"]
+    assert first(dp, "0.5.11", "9.0", gpu_memory_mb=81559)[0] == "memory.chunked_prefill_page_size"
+
+
+def test_unknown_gpu_memory_is_an_error_only_when_every_size_fails() -> None:
+    every = run([*QWEN3, "--page-size", "48"], "0.5.11")
+    assert every.errors[0].id == "memory.chunked_prefill_page_size"
+    assert "2048 or 4096 or 8192 or 16384" in every.errors[0].message
+    some = run([*QWEN3, "--page-size", "4096"], "0.5.23")  # 2048 fails, 4096 and more pass
+    assert some.ok and "memory.chunked_prefill_page_size_maybe" in notice_ids(some)
+
+
+def test_page_sizes_forced_by_backends_meet_the_topk_rules() -> None:
+    eagle = [*QWEN3, "--speculative-algorithm", "EAGLE", "--speculative-num-steps", "2",
+             "--speculative-eagle-topk", "4", "--speculative-num-draft-tokens", "8"]  # fmt: skip
+    result = run([*eagle, "--attention-backend", "flashmla"], "0.5.11")
+    assert "attention.flashmla_page_size" in notice_ids(result)
+    assert result.errors[0].id == "spec.topk_page_size_backend"
+    ngram = [*QWEN3, "--speculative-algorithm", "NGRAM"]  # NGRAM's topk is its BFS breadth, 10
+    assert (
+        first([*ngram, "--attention-backend", "cutlass_mla"], "0.5.11", "10.0")[0]
+        == "spec.ngram_topk_page_size"
+    )
+    assert first([*ngram, "--attention-backend", "fa4"], "0.5.23", "10.0")[0] == "spec.ngram_topk_page_size"
+    # A given topk of 1 lets Blackwell pick trtllm_mha, whose pages are 64; NGRAM then drafts 10 wide.
+    assert (
+        first([*ngram, "--speculative-eagle-topk", "1"], "0.5.23", "10.0")[0] == "spec.ngram_topk_page_size"
+    )
+    assert run(ngram, "0.5.23", "10.0").ok  # no topk given: flashinfer, which takes the tree
+
+
+def test_trtllm_mla_needs_blackwell_on_both_versions() -> None:
+    argv = [*QWEN3, "--attention-backend", "trtllm_mla"]
+    for sglang in ("0.5.11", "0.5.23"):
+        for cc in ("8.6", "9.0"):
+            assert first(argv, sglang, cc)[:3] == (
+                "attention.trtllm_mla_hardware",
+                "--attention-backend",
+                "ValueError",
+            )
+        assert run(argv, sglang, "10.0").ok
+    assert (
+        first([*argv, "--kv-cache-dtype", "fp8_e5m2"], "0.5.23", "10.0")[0]
+        == "attention.trtllm_mla_kv_cache_dtype"
+    )
+
+
+def test_pipeline_parallelism_with_speculative_decoding() -> None:
+    argv = [*QWEN3, "--pp-size", "2", "--speculative-algorithm", "NEXTN", "--speculative-num-steps", "1",
+            "--speculative-eagle-topk", "1"]  # fmt: skip
+    assert first(argv, "0.5.11")[0] == "parallel.pp_with_speculative"
+    assert first(argv, "0.5.23")[0] == "parallel.pp_speculative_needs_prefill_node"
+    assert run(argv, "0.5.23", env={"SGLANG_ENABLE_PP_SPEC": "1"}).ok
+    ngram = [*QWEN3, "--pp-size", "2", "--speculative-algorithm", "NGRAM"]
+    assert first(ngram, "0.5.23")[0] == "parallel.pp_with_speculative"
+    assert run([*QWEN3, "--pp-size", "2"], "0.5.11").ok  # SGLang turns the overlap schedule off itself
+
+
+def test_hybrid_on_blackwell_0_5_23_sets_the_page_size_itself() -> None:
+    """The Qwen3.5 override runs before the mamba strategy resolves: triton and page 1 (measured)."""
+    argv = [*HYBRID, "--tp", "1", "--page-size", "128", "--chunked-prefill-size", "3000"]
+    assert run(argv, "0.5.23", "10.0").ok
+    assert first(argv, "0.5.23", "8.6")[0] == "memory.chunked_prefill_page_size"
+
+
+def test_every_error_at_once_in_sglangs_order() -> None:
+    argv = [*QWEN3, "--dp", "3", "--enable-dp-attention", "--page-size", "48", "--pp-size", "2",
+            "--speculative-algorithm", "EAGLE", "--speculative-eagle-topk", "2"]  # fmt: skip
+    errors = run(argv, "0.5.11", gpu_memory_mb=49140).errors
+    assert [e.id for e in errors] == [
+        "parallel.tp_not_divisible_by_dp",
+        "spec.topk_without_steps",
+        "parallel.pp_with_speculative",
+        "memory.chunked_prefill_page_size",
+    ]
+    assert [e.sglang_first for e in errors] == [True, False, False, False]
+
+
+def test_typos_name_the_closest_flag_and_the_rules_still_run() -> None:
+    result = run([*QWEN3, "--speculative-num-stpes", "2", "--dp", "2", "--enable-dp-attention"], "0.5.23")
+    assert [e.id for e in result.errors] == ["argv.unrecognized", "parallel.tp_not_divisible_by_dp"]
+    assert "did you mean --speculative-num-steps?" in result.errors[0].message
+    choice = run([*QWEN3, "--mamba-radix-cache-strategy", "extra_bufer"], "0.5.23").errors
+    assert [e.id for e in choice] == ["argv.invalid_choice"] and "did you mean extra_buffer?" in choice[
+        0
+    ].message
+
+
+def test_versions_outside_the_rule_sets_say_so() -> None:
+    older = run(QWEN3, "0.5.9")
+    assert older.rule_set == "0.5.11" and older.warnings[0].startswith(
+        "SGLang 0.5.9 is older than the oldest"
+    )
+    assert run(QWEN3, "0.5.15").warnings == () and run(QWEN3, "0.5.22").rule_set == "0.5.23"
