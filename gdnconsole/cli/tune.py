@@ -144,7 +144,7 @@ def tune_cmd(
 def _print(done: sweep.Sweep, as_json: bool) -> None:
     paths = _export(done)
     if as_json:
-        click.echo(json.dumps(done.to_json(), indent=2))
+        click.echo(json.dumps(done.to_json()))  # one line, as every --json
         return
     click.echo(report.text_table(done))
     for notice in report.common_notices(done):
