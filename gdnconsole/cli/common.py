@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import sys
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 from gdnconsole.cli import sshname
 from gdnconsole.config import hosts as config_hosts
 from gdnconsole.config import writer as config_writer
 from gdnconsole.config.hosts import Config, ConfigError, Host
 from gdnconsole.logs.textsafe import visible
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+PIPE_WIDTH = 1 << 16  # "no limit": a line piped to a file or grep is never wrapped
 
 EXIT_FAILED = 1
 EXIT_USAGE = 2
@@ -22,6 +27,15 @@ def fail(message: str, code: int = EXIT_USAGE) -> NoReturn:
     """One line on stderr, no traceback, the given exit code."""
     print(f"gdnconsole: error: {message}", file=sys.stderr)
     sys.exit(code)
+
+
+def output_console() -> Console:
+    """The console a command prints its human output on: the terminal's width on a terminal, and in a
+    pipe no wrapping at all (Rich's 80 columns split paths and fatal lines across lines there)."""
+    from rich.console import Console  # loads with the commands that print this way, not with every one
+
+    piped = not sys.stdout.isatty()
+    return Console(highlight=False, width=PIPE_WIDTH if piped else None, soft_wrap=piped)
 
 
 def load_config() -> Config:

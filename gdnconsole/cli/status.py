@@ -10,11 +10,11 @@ from collections.abc import Callable
 from typing import Any
 
 import click
-from rich.console import Console, Group
+from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
-from gdnconsole.cli.common import EXIT_UNREACHABLE, host_named
+from gdnconsole.cli.common import EXIT_UNREACHABLE, host_named, output_console
 from gdnconsole.config.hosts import Host
 from gdnconsole.host import launcher
 from gdnconsole.host.link import LinkState
@@ -137,5 +137,5 @@ def status_cmd(host_name: str, as_json: bool, timeout: float) -> None:
     if as_json:
         click.echo(json.dumps(session.status()))
     else:
-        Console(highlight=False).print(render(session))
+        output_console().print(render(session))
     sys.exit(0 if session.link is LinkState.CONNECTED else EXIT_UNREACHABLE)
