@@ -10,9 +10,10 @@ import sys
 from typing import Any
 
 import click
+from click.shell_completion import CompletionItem
 
 from gdnconsole import __version__
-from gdnconsole.cli import opener
+from gdnconsole.cli import completion, opener
 from gdnconsole.cli.common import THEME_HELP, fail, load_config
 from gdnconsole.cli.lazy import LazyGroup
 from gdnconsole.cli.opener import console_options, open_hosts, theme_option
@@ -47,6 +48,15 @@ class HostsGroup(LazyGroup):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, lazy=LAZY_COMMANDS, **kwargs)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        command = super().get_command(ctx, cmd_name)
+        return None if command is None else completion.with_host_completion(command)
+
+    def shell_complete(self, ctx: click.Context, incomplete: str) -> list[CompletionItem]:
+        """The first word: a command, or a host (`gdnconsole ct1<TAB>`)."""
+        hosts = [CompletionItem(name) for name in completion.host_names(incomplete)]
+        return [*super().shell_complete(ctx, incomplete), *hosts]
 
     def resolve_command(
         self, ctx: click.Context, args: list[str]
