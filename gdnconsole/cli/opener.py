@@ -3,6 +3,7 @@ imports click, so the everyday command can open the screen without loading it (s
 
 from __future__ import annotations
 
+import functools
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -17,15 +18,17 @@ def interactive() -> bool:
 
 
 def theme_option(option: str | None, cfg: Config) -> dict[str, Any]:
-    """The theme to open the UI in (``--theme``, else ``[console] theme``, else the default) and the
-    user's themes folder, as keyword arguments of the run_* functions; an unknown name exits 2."""
-    from gdnconsole.ui import theme
+    """The theme to open the UI in (``--theme``, else the one last picked in the palette, else
+    ``[console] theme``, else the default), the user's themes folder, and how to remember a theme picked
+    in the palette, as keyword arguments of the run_* functions; an unknown name exits 2."""
+    from gdnconsole.ui import pickedtheme, theme
 
     try:
         name = theme.select(option, cfg)
     except (theme.UnknownThemeError, ConfigError) as exc:
         fail(str(exc))
-    return {"theme_name": name, "user_themes": theme.user_themes_dir(cfg)}
+    remember = functools.partial(pickedtheme.remember, over=cfg.console.theme)
+    return {"theme_name": name, "user_themes": theme.user_themes_dir(cfg), "remember": remember}
 
 
 def console_options(cfg: Config, readonly: bool) -> dict[str, Any]:

@@ -626,13 +626,16 @@ def run_story(
     *,
     theme_name: str = theme.DEFAULT_THEME,
     user_themes: Path | None = None,
+    remember: Callable[[str], None] | None = None,
 ) -> int:
-    """Play story ``name`` in this terminal; the exit status (0: the story reached its end)."""
+    """Play story ``name`` in this terminal; the exit status (0: the story reached its end). ``remember``
+    keeps a theme picked in the palette for the next start."""
     from gdnconsole.ui.screens.logscreen import warn_theme_errors
 
     themes = theme.load_all(user_themes)
     warn_theme_errors(themes, theme_name)
     with StoryRun(name, options, theme_name=theme_name, themes=themes, handle_signals=True) as run:
+        run.app.remember = remember
         run.app.fit_colours()
         try:
             run.app.run()

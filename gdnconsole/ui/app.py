@@ -197,6 +197,7 @@ def run_dashboard(
     exit_on_signals: bool = True,
     on_hangup: Sequence[Callable[[], None]] = (),
     notices: Sequence[str] = (),
+    remember: Callable[[str], None] | None = None,
 ) -> None:
     """Open the dashboard on ``hosts`` (or the picker over ``choices`` when ``hosts`` is empty), in
     ``theme_name`` (the caller checked it exists), offering the shipped themes and those in
@@ -224,5 +225,6 @@ def run_dashboard(
             notices=notices,
         )
         app.on_hangup += [*on_hangup, lambda: shutil.rmtree(tmp, ignore_errors=True)]
+        app.remember = remember  # a theme picked in the palette opens the next start
         app.fit_colours()
         app.run()

@@ -28,6 +28,7 @@ from gdnconsole.config import tomlpos
 from gdnconsole.config.hosts import Config, ConfigError
 from gdnconsole.errors import ConsoleError
 from gdnconsole.sglang.stages import Severity, Stage
+from gdnconsole.ui import pickedtheme
 
 if TYPE_CHECKING:
     from textual.theme import Theme
@@ -162,14 +163,18 @@ def _files_in(folder: Path) -> dict[str, Path]:
 
 
 def select(option: str | None, cfg: Config | None = None) -> str:
-    """The theme to use: ``--theme`` (``option``), else the hosts file's ``[console] theme``, else the
-    default. An unknown ``--theme`` raises UnknownThemeError; an unknown configured one, a ConfigError
-    that points at its line."""
+    """The theme to use: ``--theme`` (``option``), else the one last picked in the palette (while the
+    hosts file's setting is what it was then: ui/pickedtheme.py), else the hosts file's ``[console]
+    theme``, else the default. An unknown ``--theme`` raises UnknownThemeError; an unknown configured
+    one, a ConfigError that points at its line."""
     available = list(theme_files(user_themes_dir(cfg) if cfg else None))
     if option is not None:
         if option not in available:
             raise UnknownThemeError(option, available)
         return option
+    picked = pickedtheme.remembered(cfg.console.theme if cfg is not None else None)
+    if picked in available:
+        return picked
     if cfg is not None and cfg.console.theme is not None:
         name = cfg.console.theme
         if name not in available:

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from textual.widgets import Button
 from textual.widgets._toast import Toast
 
+from gdnconsole.config import hosts as config_hosts
+from gdnconsole.ui import pickedtheme, theme
 from gdnconsole.ui.app import DashboardApp
 from gdnconsole.ui.dialogs.confirm import ConfirmScreen
 from gdnconsole.ui.dialogs.filtersearch import FilterScreen, SearchScreen
@@ -72,3 +75,30 @@ async def test_toasts_stay_off_the_last_log_rows_and_with_their_host(tmp_path: P
         await pilot.press("2")
         await settle(pilot)
         assert not list(app._notifications) and not app.screen.query(Toast)
+
+
+async def test_a_theme_picked_while_running_is_remembered(tmp_path: Path) -> None:
+    picked: list[str] = []
+    app = DashboardApp([serving_session(tmp_path)], start=False, clock=fixed_clock)
+    app.remember = picked.append
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.theme = "gdn-light"  # what the palette's "Change theme" does
+        await settle(pilot)
+    assert picked == ["gdn-light"]
+
+
+def test_the_next_start_opens_in_the_picked_theme(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The pick wins over [console] theme until the file's setting changes; --theme wins for one run."""
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    plain = config_hosts.load(tmp_path / "none.toml")
+    assert theme.select(None, plain) == "gdn-dark"
+    pickedtheme.remember("gdn-light", over=None)
+    assert theme.select(None, plain) == "gdn-light"
+    assert theme.select("gdn-high-contrast", plain) == "gdn-high-contrast"
+    configured = tmp_path / "hosts.toml"
+    configured.write_text('[console]\ntheme = "gdn-high-contrast"\n')
+    cfg = config_hosts.load(configured)
+    assert theme.select(None, cfg) == "gdn-high-contrast"  # the file changed after the pick
+    pickedtheme.remember("gdn-dark", over="gdn-high-contrast")
+    assert theme.select(None, cfg) == "gdn-dark"

@@ -261,7 +261,9 @@ def test_log_view_opens_despite_a_broken_hosts_file(opened: list[dict[str, Any]]
     result = CliRunner().invoke(main, ["log", "view", str(log)])
     assert result.exit_code == 0, result.output
     assert result.output.startswith(f"gdnconsole: warning: {hosts}:2: hosts.a.local: expected true or false")
-    assert opened == [{"follow": False, "theme_name": "gdn-dark", "user_themes": tmp_path / "themes"}]
+    [call] = opened
+    assert call.pop("remember").keywords == {"over": None}  # a theme picked in the palette is kept
+    assert call == {"follow": False, "theme_name": "gdn-dark", "user_themes": tmp_path / "themes"}
 
 
 # -- in the app ----------------------------------------------------------------------------------------

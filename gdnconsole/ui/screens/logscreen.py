@@ -4,7 +4,7 @@ ThemedApp, the base of this app and the dashboard's: themes registered, chosen a
 from __future__ import annotations
 
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import ClassVar
 
@@ -155,6 +155,7 @@ class ThemedApp(App[None]):
         self.theme = chosen.name
         for name in set(self.available_themes) - set(self.themes.themes):
             self.unregister_theme(name)  # Textual's own: they have no log colours
+        self.remember: Callable[[str], None] | None = None  # keeps a theme picked while running
 
     def fit_colours(self, colours: int | None = None) -> None:
         """Offer the themes as a terminal of ``colours`` colours can show them (ui/fewcolours.py); None:
@@ -195,6 +196,16 @@ class ThemedApp(App[None]):
         self.palette.assign(loaded.palette)
         if self.is_running:
             self.call_after_refresh(self.repaint_palette)
+            self._remember(name)
+
+    def _remember(self, name: str) -> None:
+        """A theme picked while the app runs (the palette) is the one the next start opens in."""
+        if self.remember is None:
+            return
+        try:
+            self.remember(name)
+        except OSError as exc:
+            self.notify(f"the theme is not remembered for the next start: {exc}", severity="warning")
 
     def repaint_palette(self) -> None:
         """Draw again what was drawn in the old palette's colours (the CSS colours follow by themselves)."""
@@ -254,12 +265,14 @@ def run_log_view(
     theme_name: str = DEFAULT_THEME,
     user_themes: Path | None = None,
     keymap: Mapping[str, str] | None = None,
+    remember: Callable[[str], None] | None = None,
 ) -> None:
     """Open the log view on ``path`` (the caller checked it is a readable text file) in ``theme_name``
     (the caller checked it exists), offering the shipped themes and those in ``user_themes``, with the
-    user's ``keymap``."""
+    user's ``keymap``; ``remember`` keeps a theme picked in the palette for the next start."""
     themes = theme.load_all(user_themes)
     warn_theme_errors(themes, theme_name)
     app = LogViewApp(path, follow=follow, theme_name=theme_name, themes=themes, keymap=keymap)
+    app.remember = remember
     app.fit_colours()
     app.run()

@@ -1,0 +1,41 @@
+"""The theme last picked in the command palette, remembered for the next start.
+
+Kept in the user state dir, with the hosts file's `[console] theme` as it was at the pick: the pick wins
+over that setting until the setting is changed (an edit of the file is a newer choice than the pick).
+`--theme` wins over both, for one run."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import platformdirs
+
+APP_NAME = "gdnconsole"
+FILE = "theme.json"
+
+
+def path() -> Path:
+    return Path(platformdirs.user_state_dir(APP_NAME)) / FILE
+
+
+def remembered(configured: str | None) -> str | None:
+    """The picked theme, while the hosts file still says ``configured`` as it did at the pick."""
+    try:
+        data = json.loads(path().read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None  # none picked yet, or a file that is not ours: the pick is simply not remembered
+    if not isinstance(data, dict) or data.get("over") != configured:
+        return None
+    picked = data.get("theme")
+    return picked if isinstance(picked, str) else None
+
+
+def remember(name: str, *, over: str | None) -> None:
+    """Remember ``name`` as picked while the hosts file said ``over``; raises OSError."""
+    target = path()
+    target.parent.mkdir(parents=True, exist_ok=True)
+    partial = target.with_suffix(".tmp")
+    partial.write_text(json.dumps({"theme": name, "over": over}), encoding="utf-8")
+    os.replace(partial, target)
