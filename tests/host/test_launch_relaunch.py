@@ -230,7 +230,9 @@ async def test_a_leftover_holding_memory_refuses_the_relaunch_and_names_it(
         with pytest.raises(launcher.LaunchRefused, match=f"pid {leftover.pid} .* holds 20000 MiB on GPU 1"):
             await launcher.relaunch(session, host.profiles["final"], check=False, journal=journal)
         assert first.pid is not None and alive(first.pid)  # refused before anything was stopped
-        assert len(journal.attempts()) == 1
+        refused = journal.attempts()[-1]  # journaled as the host's refusal, with its reason
+        assert len(journal.attempts()) == 2 and refused.outcome == "refused" and refused.fatal is not None
+        assert f"pid {leftover.pid}" in refused.fatal.summary
 
 
 async def test_a_new_session_finds_the_launched_server_from_its_pid_file(

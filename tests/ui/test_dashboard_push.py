@@ -98,7 +98,7 @@ async def test_a_restarted_log_is_shown_from_its_new_start(tmp_path: Path) -> No
         await settle(pilot)
         pane = app.dashboard.host_pane(0).log_pane
         assert pane.view.total == 1 and last_row(app, 0).endswith("the relaunch's first line")
-        assert any("truncated or replaced" in str(n.message) for n in app._notifications)
+        assert any("the log was truncated" in str(n.message) for n in app._notifications)
         data = pane.timeline_data  # the new log's one line: a startup just begun, not the old one served
         assert data is not None and data.stage is Stage.STARTING and pane.first_error is None
 
