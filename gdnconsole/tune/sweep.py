@@ -127,9 +127,9 @@ async def run(
 ) -> Sweep:
     """Run the sweep on a connected session; ``sweep`` (when given) is filled as it goes, so a caller
     that is interrupted still holds what was measured."""
-    sweep = sweep or Sweep(identity_of(session, profile, options.load), options.load.batches)
-    sweep.identity = identity_of(session, profile, options.load)
-    sweep.batches = options.load.batches
+    identity = identity_of(session, profile, options.load)
+    sweep = sweep or Sweep(identity, options.load.batches)
+    sweep.identity, sweep.batches = identity, options.load.batches
     sweep.planned = plan(session.facts, profile, options.combos, session.host.python)
     reuse = store.measured(sweep.identity, options.load.batches) if options.resume else {}
     try:
@@ -151,11 +151,7 @@ async def run(
                 break
     except asyncio.CancelledError:
         sweep.interrupted = True
-        say("interrupted: stopping the sweep's server")
-        if sweep.launching is not None:  # the agent may have started it: wait for its record, then stop it
-            before = sweep.launching[0]
-            await session.wait_until(lambda: session.launched_pid not in (before, None), LAUNCH_RECORD_S)
-        await _stop_ours(session, journal, say)
+        await _stop_interrupted(session, sweep, journal, say)
         raise
     finally:
         sweep.ended = time.time()
@@ -176,6 +172,16 @@ def _sweep_record(sweep: Sweep) -> dict[str, Any]:
         "results": [{"combo": r.label, "status": r.status} for r in sweep.results],
         "best": best.to_json() if best is not None else None,
     }
+
+
+async def _stop_interrupted(session: HostSession, sweep: Sweep, journal: Journal, say: Say) -> None:
+    """Ctrl-C, the screen closed: stop the server the sweep launched, even one whose launch was on its
+    way to the agent when the sweep was cancelled (its record comes a moment later)."""
+    say("interrupted: stopping the sweep's server")
+    if sweep.launching is not None:
+        before = sweep.launching[0]
+        await session.wait_until(lambda: session.launched_pid not in (before, None), LAUNCH_RECORD_S)
+    await _stop_ours(session, journal, say)
 
 
 async def _stop_ours(session: HostSession, journal: Journal, say: Say) -> float:
