@@ -138,6 +138,14 @@ def styled(line: str) -> list[tuple[str, str | None]]:
     return out
 
 
+BACKGROUND = re.compile(r"(?:^|;)(48;5;\d+|48;2;\d+;\d+;\d+|4[0-7]|10[0-7])(?=;|$)")
+
+
+def backgrounds(line: str) -> set[str]:
+    """The background colours a ``capture-pane -e`` line sets (as their SGR codes)."""
+    return {m.group(1) for sgr in ESCAPE.finditer(line) for m in BACKGROUND.finditer(sgr.group(1))}
+
+
 @dataclass
 class Pane:
     """One tmux session running one command in a window of ``width`` x ``height``."""
@@ -352,12 +360,14 @@ def glyphs(lines: list[str], where: str) -> None:
                 assert problem is None, f"{char!r} U+{ord(char):04X} ({problem}) in {where}: {line!r}"
 
 
-# Every description the dashboard's key bar may show (its keys, the log's, and the pinned two).
+# Every description the dashboard's key bar may show (its keys, the log's, the pinned three), whole or
+# compact (the first word, when the screen's own keys do not fit).
 KEY_BAR_WORDS = {
     "Edit flags", "Launch", "Relaunch", "Stop server", "Prompt", "Journal", "Quit", "Reconnect",
-    "Next host", "Fold", "Copy", "Follow", "Filter", "Search", "Next match", "First error", "Help",
-    "palette",
+    "Next host", "Fold", "Copy", "Wrap", "Follow", "Filter", "Search", "Next match", "First error", "Help",
+    "palette", "Edit", "Stop", "Next", "First",
 }  # fmt: skip
+PINNED = ("q Quit  ? Help  ^p palette", "q Quit  ? Help")  # whole, compact: quit always shows
 
 
 def whole_keys(footer: str) -> list[str]:
@@ -418,11 +428,11 @@ def dashboard(lines: list[str], width: int, height: int) -> Layout:
     pane_status = next((n for n, line in enumerate(lines) if re.match(r"^ line \d+/\d+", line)), -1)
     assert max(logs) < pane_status < height - 1, f"the log's status row (row {pane_status}) under the log"
     footer = lines[-1]
-    assert footer.startswith("e Edit flags") and footer.rstrip().endswith("? Help  ^p palette"), (
+    assert footer.startswith("e Edit") and footer.rstrip().endswith(PINNED), (
         f"the key bar on the last row: {footer!r}"
     )
     whole_keys(footer)
-    assert sum("Edit flags" in line for line in lines) == 1, "the key bar is drawn twice"
+    assert sum(line.startswith("e Edit") for line in lines) == 1, "the key bar is drawn twice"
     boxes(lines)
     timeline = any(TIMELINE.search(line) for line in lines)
     assert timeline == (width >= NARROW), (
@@ -472,6 +482,11 @@ def test_dashboard_is_whole_and_in_colour(
     assert len(squares) >= 5 and None not in squares, f"legend colours: {squares}"
     colours = {fg for line in coloured for _, fg in styled(line)} - {None}
     assert len(colours) >= 8, f"only {len(colours)} colours on the dashboard"
+    # The structure is drawn in backgrounds: the status bar and the key bar stand out from the log's page
+    # (in 256 colours gdn-dark's background, surface and panel all once rounded to colour 16).
+    page = backgrounds(coloured[layout.logs[0]])
+    for row in (0, len(coloured) - 1):
+        assert backgrounds(coloured[row]).isdisjoint(page), (row, backgrounds(coloured[row]), page)
 
 
 @pytest.mark.parametrize(("width", "height"), SIZES, ids=[f"{w}x{h}" for w, h in SIZES])
@@ -576,9 +591,10 @@ def test_the_footer_is_whole_at_80x24(open_app: Callable[..., Pane]) -> None:
     with getting_there():
         pane = open_dashboard(open_app, 80, 24)
     footer = pane.lines()[-1].rstrip()
-    assert footer.endswith("? Help  ^p palette"), f"the pinned keys are not last: {footer!r}"
+    assert footer.endswith("q Quit  ? Help"), f"quit and help are not last: {footer!r}"
     shown = whole_keys(footer)
-    assert shown[:4] == ["Edit flags", "Launch", "Relaunch", "Stop server"], f"the most used keys: {shown}"
+    # Compact: the screen's own keys all fit, journal included (it was the first to go, with quit).
+    assert shown[:6] == ["Edit", "Launch", "Relaunch", "Stop", "Prompt", "Journal"], f"the keys: {shown}"
 
 
 def test_a_closed_terminal_leaves_no_copy_of_the_log(open_app: Callable[..., Pane], tmp_path: Path) -> None:
@@ -626,7 +642,7 @@ def test_the_screen_comes_up_before_the_ssh_link(tmux_server: None, tmp_path: Pa
                 lambda lines: (
                     lines[0].startswith(" slowbox")
                     and "◌ connecting…" in lines[0]
-                    and lines[-1].startswith("e Edit flags")
+                    and lines[-1].startswith("e Edit")
                 ),
             )
             pane.keys("?")
