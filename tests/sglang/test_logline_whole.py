@@ -32,6 +32,12 @@ WHOLE: dict[str, tuple[str, LogLine]] = {
             rank="TP0",
         ),
     ),
+    "a line's last letters are its own, whatever they are": (
+        "NotImplementedError: no kernel for MLX\n",
+        LogLine(
+            "NotImplementedError: no kernel for MLX", Kind.EXCEPTION, "NotImplementedError: no kernel for MLX"
+        ),
+    ),
     "a framed uvicorn line keeps its stamp, milliseconds, level and service": (
         f"sglang-1  | [{STAMP}.120] INFO:     Started server process [4242]",
         LogLine(

@@ -233,10 +233,11 @@ def test_a_ranks_crash_frame_moves_that_rank() -> None:
             at(1, "Load weight begin. avail mem=46.93 GB", "TP1"),
             at(2, "Scheduler hit an exception: Traceback (most recent call last):", "TP1"),
             GRAPH_FRAME,
-            "Exception: Capture cuda graph failed: CUDA out of memory.",
+            "RuntimeError: CUDA error: out of memory",
         )
     )
     assert startup.ranks["TP1"].stage is Stage.GRAPHS and startup.ranks["TP0"].stage is Stage.LOADING
+    assert Stage.GRAPHS not in startup.ranks["TP1"].started  # a traceback's lines carry no time
     fatal = startup.fatal
     assert fatal is not None and (fatal.rank, fatal.stage, fatal.line) == ("TP1", Stage.GRAPHS, 6)
 
@@ -376,8 +377,27 @@ def test_a_ready_or_serving_server_has_no_running_duration() -> None:
 
 
 def test_each_rank_keeps_when_it_began_each_stage() -> None:
-    startup = only(LISTENING)
+    startup = only(lines(LISTENING, at(5, "Load weight begin. avail mem=46.93 GB", "TP1")))
+    # TP1's second loading line (late, out of order) moves neither its stage nor when it began loading
     assert startup.ranks["TP1"].started[Stage.GRAPHS] - startup.ranks["TP1"].started[Stage.LOADING] == 1.0
+    assert startup.ranks["TP1"].stage is Stage.LISTENING
+
+
+def test_the_main_processs_numbers_stay_off_the_ranks() -> None:
+    startup = only(LISTENING)
+    assert startup.port == 30000
+    assert all("port" not in r.numbers and "pid" not in r.numbers for r in startup.ranks.values())
+
+
+def test_an_excerpt_that_starts_mid_load_and_then_shows_args_holds_two_startups() -> None:
+    tracker = feed(lines(at(0, "Load weight begin. avail mem=46.93 GB", "TP0"), at(9, ARGS)))
+    assert [s.first_line for s in tracker.startups] == [1, 2]
+
+
+def test_a_summary_keeps_the_messages_own_last_letters() -> None:
+    message = "Ignore import error when loading sglang.srt.models.mlx_lm: No module named MLX"
+    [warning] = only(lines(at(0, ARGS), at(1, message))).warnings
+    assert warning.summary == message
 
 
 # -- problems: summaries, blocks, lines ------------------------------------------------------------------
