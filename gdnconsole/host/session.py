@@ -49,6 +49,12 @@ DECODE_TAIL_BYTES = 4 << 20
 Listener = Callable[[str], None]
 
 
+ROTATED = {  # how another's rotation of the log is said in the mirror, by the agent's reason
+    "truncated": "truncated (copytruncate, or `> log`)",
+    "replaced": "rotated or replaced (the old file was read to its end)",
+}
+
+
 @dataclass
 class LogState:
     """The server log as read so far: where the agent is in the file, and the one parse of it.
@@ -104,9 +110,19 @@ class LogState:
         return self.offset >= self.size
 
     def restart(self, inode: int | None, *, own: bool = False, reason: str = "replaced") -> None:
-        """The file was truncated or replaced (a relaunch rewrote it): read it again from its start.
-        ``own``: by this console's launch (it rotates the log)."""
-        self.offset, self.inode, self.size, self.lines = 0, inode, 0, 0
+        """The file was truncated or replaced: read it again from its start. ``own``: by this console's
+        launch (it rotates the log), which starts a new story: the mirror and its parse start again.
+        Anyone else's rotation (logrotate at midnight, `> log`) continues the story: the server that
+        wrote the old file may well write the new one, and its startup, stage and VERIFIED still hold
+        (a relaunch in the new file is found by its own first lines). A line says so where it happened,
+        as ``tail -F`` does."""
+        self.offset, self.inode, self.size = 0, inode, 0
+        if not own and reason in ROTATED and self.lines:
+            self.append(
+                f"gdnconsole: {self.path} was {ROTATED[reason]}; following it from its new start\n".encode()
+            )
+            return
+        self.lines = 0
         self.tail = ""
         self.resets += 1
         if self.doc is not None:

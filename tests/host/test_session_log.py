@@ -34,14 +34,17 @@ async def test_one_parse_feeds_the_mirror_and_the_tracker_and_restarts_with_the_
         assert "log" in heard
         generation = doc.generation
 
+        before = log.read_bytes()
         relaunch = startup(9, crash=False)[:6]
-        log.write_text(text(relaunch))  # `> log`: the same file, shorter (the agent says log_reset)
-        assert await session.wait_until(
-            lambda: session.log.resets == 1 and session.log.lines == len(relaunch), 20
-        )
-        assert doc.generation > generation and doc.path.read_bytes() == log.read_bytes()
-        assert doc.index.line_count == len(relaunch) and doc.first_error() is None
-        assert len(session.log.tracker.startups) == 1 and doc.tracker is session.log.tracker
+        log.write_text(text(relaunch))  # `> log` and a relaunch by hand (the agent says log_reset)
+        lines = len(ct129_lines()) + 1 + len(relaunch)  # a line says where the file restarted
+        assert await session.wait_until(lambda: session.log.lines == lines, 20)
+        assert doc.generation == generation and session.log.resets == 0  # the story goes on
+        said = f"gdnconsole: {host.log} was truncated (copytruncate, or `> log`); following it from its new start\n"
+        assert doc.path.read_bytes() == before + said.encode() + log.read_bytes()
+        assert doc.index.line_count == lines and doc.tracker is session.log.tracker
+        tracker = session.log.tracker  # the relaunch is a startup of its own, found by its first lines
+        assert len(tracker.startups) == 3 and tracker.current is not None and tracker.current.fatal is None
 
 
 def test_without_a_mirror_only_the_parse_is_kept() -> None:
@@ -52,7 +55,9 @@ def test_without_a_mirror_only_the_parse_is_kept() -> None:
     assert log.lines == len(ct129_lines()) and len(log.tracker.startups) == 2
     current = log.tracker.current
     assert current is not None and current.fatal is not None
-    log.restart(None)
+    log.restart(None, reason="truncated")  # someone else's rotation: the story goes on
+    assert log.lines == len(ct129_lines()) + 1 and len(log.tracker.startups) == 2 and log.resets == 0
+    log.restart(None, own=True)  # this console's launch: a new story
     assert log.lines == 0 and log.tracker.startups == [] and log.resets == 1
 
 
@@ -61,7 +66,7 @@ async def test_every_line_reaches_the_console_once_and_in_order_through_both_rot
 ) -> None:
     """logrotate's copytruncate (followed, within one poll, by more than the old file held) and its
     rename + create (the server writing on to the renamed file): no line is lost and none is read twice;
-    the mirror says how the log restarted."""
+    the mirror goes on, with a line where each restart happened."""
     host = sim_host(tmp_path)
     simulated.environment(host)
     log = simulated.workdir(host) / host.log
@@ -80,18 +85,18 @@ async def test_every_line_reaches_the_console_once_and_in_order_through_both_rot
         with log.open("r+b") as fh:
             fh.truncate(0)
             fh.write(text([f"line {i}" for i in range(14, 40)]).encode())
-        assert await session.wait_until(lambda: len(seen) >= 40, 20)
-        doc = session.log.doc
-        assert doc is not None and doc.restart_reasons[doc.generation] == "truncated"
+        assert await session.wait_until(lambda: len(seen) >= 41, 20)
 
         with log.open("ab") as server:
             log.rename(log.with_name(log.name + ".1"))
             log.write_bytes(b"")
             server.write(text([f"line {i}" for i in range(40, 50)]).encode())
             server.flush()
-            assert await session.wait_until(lambda: len(seen) >= 50, 20)
+            assert await session.wait_until(lambda: len(seen) >= 51, 20)
         log.write_text(text([f"line {i}" for i in range(50, 55)]))
-        assert await session.wait_until(lambda: len(seen) >= 55, 20)
-        assert doc.restart_reasons[doc.generation] == "replaced"
-        assert doc.path.read_text() == text([f"line {i}" for i in range(50, 55)])
-    assert seen == [f"line {i}" for i in range(55)]
+        assert await session.wait_until(lambda: len(seen) >= 57, 20)
+    said = [line for line in seen if line.startswith("gdnconsole: ")]
+    assert [line for line in seen if line not in said] == [f"line {i}" for i in range(55)]
+    assert seen.index(said[0]) == 14 and "was truncated" in said[0]  # where each restart happened
+    assert seen.index(said[1]) == 51 and "was rotated or replaced" in said[1]
+    assert session.log.doc is not None and session.log.doc.path.read_text() == text(seen)

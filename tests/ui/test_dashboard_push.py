@@ -88,19 +88,28 @@ async def test_a_hidden_tab_does_no_log_work_until_shown(
         assert "no GPU data" not in str(app.dashboard.host_pane(1).gpu_panel.render())
 
 
-async def test_a_restarted_log_is_shown_from_its_new_start(tmp_path: Path) -> None:
+async def test_a_log_rotated_by_someone_else_goes_on_with_a_line_that_says_so(tmp_path: Path) -> None:
+    """logrotate at midnight, or `> log`: the server that wrote the old file writes the new one, so its
+    startup, its stage and what was proved of it still hold; a line says where the file restarted, as
+    `tail -F` does. (This console's own launch starts the mirror anew: tests/ui/test_launch_keys.py.)"""
     session = serving_session(tmp_path)
     app = fixed_app(session)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        session.handle({"type": "log_reset", "reason": "truncated", "inode": 1})
-        append_log(session, ["[2026-11-30 09:20:00] the relaunch's first line"])
-        await settle(pilot)
         pane = app.dashboard.host_pane(0).log_pane
-        assert pane.view.total == 1 and last_row(app, 0).endswith("the relaunch's first line")
-        assert any("the log was truncated" in str(n.message) for n in app._notifications)
-        data = pane.timeline_data  # the new log's one line: a startup just begun, not the old one served
-        assert data is not None and data.stage is Stage.STARTING and pane.first_error is None
+        total, served = pane.view.total, pane.timeline_data
+        session.handle({"type": "log_reset", "reason": "truncated", "inode": 1})
+        append_log(session, ["[2026-11-30 09:20:00] Decode batch, #running-req: 1"])
+        await settle(pilot)
+        assert pane.view.total == total + 2 and last_row(app, 0).endswith("#running-req: 1")
+        marker = f"gdnconsole: {session.log.path} was truncated (copytruncate, or `> log`)"
+        assert marker in session.log.doc.path.read_text()  # type: ignore[union-attr]
+        data = pane.timeline_data  # the same startup, still serving
+        assert (
+            served is not None
+            and data is not None
+            and (data.index, data.stage) == (served.index, Stage.SERVING)
+        )
 
 
 async def test_a_change_repaints_its_own_overview_row(
