@@ -7,6 +7,8 @@ import contextlib
 import dataclasses
 import os
 import signal
+import subprocess
+import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -16,7 +18,7 @@ from gdnconsole.host import simulated
 from gdnconsole.host.journal import Journal
 from gdnconsole.host.session import HostSession
 from gdnconsole.host.simhome import prepare_home
-from tests.host.test_session import FAST_BACKOFF, free_port, running, sim_host, target
+from tests.host.test_session import CT129_ARGS, FAST_BACKOFF, free_port, running, sim_host, target
 from tests.sshhosts import SshdHost
 
 MODEL = "Qwen/Qwen3.6-27B"
@@ -88,3 +90,19 @@ def alive(pid: int) -> bool:
     except (OSError, IndexError):
         return False
     return state not in ("Z", "X")
+
+
+def start_by_hand(host: Host, *, port: int, append: bool = True) -> subprocess.Popen[bytes]:
+    """A server started by hand on the simulated host, writing to the host's log as `>> log` (or `> log`)
+    does: another writer than this console. The caller ends it with ``kill_group``."""
+    workdir = simulated.workdir(host)
+    workdir.mkdir(parents=True, exist_ok=True)
+    with (workdir / host.log).open("ab" if append else "wb") as log:
+        return subprocess.Popen(
+            [sys.executable, "-m", "sglang.launch_server", *CT129_ARGS, "--port", str(port)],
+            env={**os.environ, **simulated.environment(host)},
+            cwd=workdir,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )

@@ -477,6 +477,18 @@ def collect(a: Agent, path: Path, end: int, timeout: float = TIMEOUT) -> tuple[b
     return data, messages
 
 
+def following(
+    sim_host: SimHostFactory, start_agent: Callable[..., Agent], tmp_path: Path, count: int
+) -> tuple[Agent, Path]:
+    """An agent following a log of ``count`` lines, all of them read already."""
+    log = tmp_path / "serve.log"
+    log.write_bytes(lines(0, count))
+    a = start_agent(sim_host())
+    a.send(op="follow", path=str(log), offset=0, inode=None)
+    collect(a, log, len(lines(0, count)))
+    return a, log
+
+
 def test_following_from_an_offset_sends_each_line_once_in_order(
     sim_host: SimHostFactory, start_agent: Callable[..., Agent], tmp_path: Path
 ) -> None:
@@ -531,11 +543,7 @@ def test_a_line_over_a_mebibyte_is_sent_without_its_newline(
 def test_truncation_is_reported_and_followed_from_zero(
     sim_host: SimHostFactory, start_agent: Callable[..., Agent], tmp_path: Path
 ) -> None:
-    log = tmp_path / "serve.log"
-    log.write_bytes(lines(0, 50))
-    a = start_agent(sim_host())
-    a.send(op="follow", path=str(log), offset=0, inode=None)
-    collect(a, log, len(lines(0, 50)))
+    a, log = following(sim_host, start_agent, tmp_path, 50)
 
     with log.open("r+b") as fh:
         fh.truncate(0)
@@ -549,11 +557,7 @@ def test_truncation_is_reported_and_followed_from_zero(
 def test_a_replaced_file_is_reported_and_followed_from_zero(
     sim_host: SimHostFactory, start_agent: Callable[..., Agent], tmp_path: Path
 ) -> None:
-    log = tmp_path / "serve.log"
-    log.write_bytes(lines(0, 5))
-    a = start_agent(sim_host())
-    a.send(op="follow", path=str(log), offset=0, inode=None)
-    collect(a, log, len(lines(0, 5)))
+    a, log = following(sim_host, start_agent, tmp_path, 5)
 
     fresh = tmp_path / "fresh.log"
     fresh.write_bytes(lines(0, 100))  # longer than the old file: only the inode tells
@@ -591,11 +595,7 @@ def test_a_missing_file_is_reported_and_followed_when_it_appears(
 def test_copytruncate_then_more_than_the_old_file_held_loses_no_line(
     sim_host: SimHostFactory, start_agent: Callable[..., Agent], tmp_path: Path
 ) -> None:
-    log = tmp_path / "serve.log"
-    log.write_bytes(lines(0, 14))
-    a = start_agent(sim_host())
-    a.send(op="follow", path=str(log), offset=0, inode=None)
-    collect(a, log, len(lines(0, 14)))
+    a, log = following(sim_host, start_agent, tmp_path, 14)
 
     with log.open("r+b") as fh:  # within one poll: truncated, then more bytes than the old file held
         fh.truncate(0)
@@ -608,11 +608,7 @@ def test_copytruncate_then_more_than_the_old_file_held_loses_no_line(
 def test_a_renamed_log_is_finished_and_followed_while_the_new_one_is_empty(
     sim_host: SimHostFactory, start_agent: Callable[..., Agent], tmp_path: Path
 ) -> None:
-    log = tmp_path / "serve.log"
-    log.write_bytes(lines(0, 5))
-    a = start_agent(sim_host())
-    a.send(op="follow", path=str(log), offset=0, inode=None)
-    collect(a, log, len(lines(0, 5)))
+    a, log = following(sim_host, start_agent, tmp_path, 5)
 
     with log.open("ab") as server:  # its stdout: it keeps writing to the file it opened
         log.rename(tmp_path / "serve.log.1")
@@ -634,11 +630,7 @@ def test_a_renamed_log_is_finished_and_followed_while_the_new_one_is_empty(
 def test_the_nul_hole_of_a_copytruncate_is_skipped(
     sim_host: SimHostFactory, start_agent: Callable[..., Agent], tmp_path: Path
 ) -> None:
-    log = tmp_path / "serve.log"
-    log.write_bytes(lines(0, 100))
-    a = start_agent(sim_host())
-    a.send(op="follow", path=str(log), offset=0, inode=None)
-    collect(a, log, len(lines(0, 100)))
+    a, log = following(sim_host, start_agent, tmp_path, 100)
 
     held = len(lines(0, 100))
     with log.open("r+b") as fh:  # copytruncate, and a writer without O_APPEND writes at its own offset

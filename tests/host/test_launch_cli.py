@@ -12,9 +12,8 @@ from pathlib import Path
 import pytest
 
 from gdnconsole.config import hosts as config_hosts
-from gdnconsole.host import simulated
-from tests.host.launchkit import kill_group
-from tests.host.test_session import CT129_ARGS, free_port
+from tests.host.launchkit import kill_group, start_by_hand
+from tests.host.test_session import free_port
 
 GDNCONSOLE = [sys.executable, "-m", "gdnconsole"]
 
@@ -132,17 +131,7 @@ def by_hand(cli_env: dict[str, str]) -> Iterator[subprocess.Popen[bytes]]:
     """A server started on the simulated host by hand (nohup style), not by gdnconsole."""
     host = config_hosts.load(Path(cli_env["GDNCONSOLE_CONFIG"])).hosts["simbox"]
     assert host.profile is not None
-    workdir = simulated.workdir(host)
-    workdir.mkdir(parents=True, exist_ok=True)
-    with (workdir / host.log).open("wb") as log:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "sglang.launch_server", *CT129_ARGS, "--port", str(host.profile.port)],
-            env={**os.environ, **simulated.environment(host)},
-            cwd=workdir,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
+    proc = start_by_hand(host, port=host.profile.port, append=False)
     try:
         yield proc
     finally:

@@ -3,14 +3,10 @@ console's server: the status is that of the server's own startup, the one whose 
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
-from gdnconsole.host import launcher, simulated
-from tests.host.launchkit import connected, journal_for, kill_group, launch_host
-from tests.host.test_session import CT129_ARGS
+from gdnconsole.host import launcher
+from tests.host.launchkit import connected, journal_for, kill_group, launch_host, start_by_hand
 from tests.sshhosts import free_loopback_port as free_port
 
 
@@ -22,16 +18,7 @@ async def test_a_server_that_dies_in_the_same_log_does_not_make_ours_look_crashe
         attempt = await launcher.settle(session, attempt, until="verified", timeout=60, journal=journal)
         assert attempt.outcome == "verified", attempt
         ours = session.launched_pid
-        workdir = simulated.workdir(host)
-        with (workdir / host.log).open("ab") as log:  # the same log, appended to, as `>> log` does
-            other = subprocess.Popen(
-                [sys.executable, "-m", "sglang.launch_server", *CT129_ARGS, "--port", str(free_port())],
-                env={**os.environ, **simulated.environment(host)},
-                cwd=workdir,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
-            )
+        other = start_by_hand(host, port=free_port())  # the same log, appended to, as `>> log` does
         try:
             assert other.wait(timeout=60) != 0  # our server holds the GPUs: not enough memory
             tracker = session.log.tracker

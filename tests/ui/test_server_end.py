@@ -3,17 +3,12 @@ that another process wrote into the same log is marked as such (issue 15)."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 from textual.widgets import Static
 
-from gdnconsole.host import simulated
 from gdnconsole.ui.widgets.timeline import Timeline
-from tests.host.launchkit import kill_group, launch_host
-from tests.host.test_session import CT129_ARGS
+from tests.host.launchkit import kill_group, launch_host, start_by_hand
 from tests.sshhosts import free_loopback_port
 from tests.ui.dashboard_helpers import SIZE, until
 from tests.ui.test_launch_keys import connect, launch_ready, launching, session_of
@@ -48,23 +43,7 @@ async def test_a_startup_another_process_wrote_in_the_same_log_is_marked_as_not_
     async with launching(tmp_path, host) as app, app.run_test(size=SIZE) as pilot:
         await connect(pilot, app)
         ours = await launch_ready(pilot, app)
-        workdir = simulated.workdir(host)
-        with (workdir / host.log).open("ab") as log:  # `>> log` by a server started by hand
-            other = subprocess.Popen(
-                [
-                    sys.executable,
-                    "-m",
-                    "sglang.launch_server",
-                    *CT129_ARGS,
-                    "--port",
-                    str(free_loopback_port()),
-                ],
-                env={**os.environ, **simulated.environment(host)},
-                cwd=workdir,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
-            )
+        other = start_by_hand(host, port=free_loopback_port())  # `>> log`: the same log
         try:
             assert other.wait(timeout=60) != 0  # our server holds the GPUs: not enough memory
             marked = f"not the server (pid {ours}, startup 1)"
