@@ -204,6 +204,9 @@ def compare(
                 counts["both_reject"] += 1
                 if o["raises"] == t["exception"]:
                     counts["same_exception"] += 1
+                if t["exception"] != "SystemExit":  # argparse's words go to stderr, not the exception
+                    counts["raised"] += 1
+                    counts["same_text"] += o["message"] == t["message"]
             continue
         counts["false_accept" if o["ok"] else "false_reject"] += 1
         disagreements.append({"case": [case.persona, case.model, *case.flags], "ours": o, "sglang": t})
@@ -219,6 +222,7 @@ def report(sglang: str, summary: dict[str, Any]) -> str:
         f"  false accepts (we say ok, SGLang stops): {c['false_accept']}",
         f"  false rejects (we say it fails, SGLang accepts): {c['false_reject']}",
         f"  both reject, same exception first: {c['same_exception']} of {c['both_reject']}",
+        f"  both reject, SGLang's exact text (argparse aside): {c['same_text']} of {c['raised']}",
     ]
     for d in summary["disagreements"]:
         lines.append(f"- {' '.join(d['case'])}")
