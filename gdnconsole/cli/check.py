@@ -21,7 +21,7 @@ from gdnconsole.host.link import LinkState
 from gdnconsole.sglang import flags as flagmod
 from gdnconsole.sglang.models import architecture_of, hf_cache_dir
 from gdnconsole.sglang.rules import CheckResult, check
-from gdnconsole.sglang.versions import VersionError, validate
+from gdnconsole.sglang.versions import VersionError, validate, validate_capability
 
 
 def _model_of(argv: Sequence[str], sglang: str) -> str:
@@ -69,6 +69,13 @@ def _valid_version(text: str, what: str) -> str:
         return validate(text)
     except VersionError as exc:
         fail(f"{what}: {exc}")
+
+
+def _valid_capability(text: str | None) -> str | None:
+    try:
+        return validate_capability(text) if text is not None else None
+    except VersionError as exc:
+        fail(f"--compute-capability: {exc}")
 
 
 def render(result: CheckResult) -> str:
@@ -130,6 +137,7 @@ def check_cmd(
     else:
         assert version is not None
         version = _valid_version(version, "--sglang")
+        compute_capability = _valid_capability(compute_capability)
         model = _model_of(args, version)
         architecture = architecture_of(model, local_config_json(model)) if model else None
     result = check(

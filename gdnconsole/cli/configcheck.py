@@ -19,7 +19,7 @@ from gdnconsole.config.hosts import Config, Host, Profile
 from gdnconsole.sglang.findings import Finding
 from gdnconsole.sglang.profilerules import check_profile
 from gdnconsole.sglang.rules import CheckResult
-from gdnconsole.sglang.versions import VersionError, validate
+from gdnconsole.sglang.versions import VersionError, validate, validate_capability
 
 # The profile key a flag comes from (launch.server_args); any other flag comes from ``args``.
 PROFILE_KEYS: dict[str, tuple[str, ...]] = {
@@ -59,6 +59,10 @@ def given_facts(
         version = validate(version)
     except VersionError as exc:
         fail(f"--sglang: {exc}")
+    try:
+        compute_capability = validate_capability(compute_capability) if compute_capability else None
+    except VersionError as exc:
+        fail(f"--compute-capability: {exc}")
     memory = gpu_memory_gib * 1024 if gpu_memory_gib is not None else None
     return Facts(version, compute_capability, gpus, memory, "given with --sglang")
 

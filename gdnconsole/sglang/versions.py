@@ -30,6 +30,14 @@ def validate(text: str) -> str:
     return value
 
 
+def validate_capability(text: str) -> str:
+    """A GPU compute capability as ``MAJOR.MINOR`` (``8.6``), else a ``VersionError`` saying so."""
+    value = text.strip()
+    if not re.fullmatch(r"\d+\.\d+", value):
+        raise VersionError(f"{text!r} is not a compute capability: write it as MAJOR.MINOR, e.g. 8.6")
+    return value
+
+
 @dataclass(frozen=True)
 class RuleSet:
     name: str  # the rule set applied: one of RULE_SETS

@@ -55,6 +55,11 @@ def test_a_version_that_is_not_one_exits_2() -> None:
     result = run("--sglang", "foo", "--", *TOPK_NO_STEPS)
     assert result.returncode == 2 and result.stdout == ""
     assert "'foo' is not an SGLang version" in result.stderr
+    gpu = run("--sglang", "0.5.11", "--compute-capability", "sm86", "--", *TOPK_NO_STEPS)
+    assert gpu.returncode == 2 and gpu.stderr == (
+        "gdnconsole: error: --compute-capability: 'sm86' is not a compute capability: write it as MAJOR.MINOR, "
+        "e.g. 8.6\n"
+    )
 
 
 def test_versions_outside_the_rule_sets_are_checked_with_the_nearest_and_say_so() -> None:
