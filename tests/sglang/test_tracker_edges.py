@@ -468,3 +468,12 @@ def test_only_lines_sglang_writes_count_as_sglangs() -> None:
 def test_a_problem_as_the_status_json_shows_it() -> None:
     problem = Problem(line=7, rank="TP1", stage=Stage.GRAPHS, severity=Severity.FATAL, summary="boom")
     assert problem.as_dict() == {"line": 7, "rank": "TP1", "stage": "graphs", "summary": "boom"}
+
+
+def test_an_error_the_server_survives_is_neither_a_warning_nor_the_fatal() -> None:
+    startup = only(
+        lines(LISTENING, at(5, FIRED_UP), at(6, "Health check failed. Server couldn't get a response", "TP0"))
+    )
+    [error] = startup.problems[-1:]
+    assert error.severity is Severity.ERROR and error.summary.startswith("Health check failed")
+    assert error not in startup.warnings and startup.fatal is None and startup.ready
