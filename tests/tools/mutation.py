@@ -9,8 +9,8 @@ denominator, and an entry that no longer names a survivor is reported, so the li
 
 mutmut mutates the bodies of plain functions and methods only. What it cannot reach is printed under
 each module: functions with a decorator other than ``staticmethod``/``classmethod`` (properties, cached
-functions), and code outside any function (regexes, tables, enum values), which the tests of the
-functions that read them check instead.
+functions), which tests/tools/hand_mutants.py mutates by hand, and code outside any function (regexes,
+tables, enum values), which the tests of the functions that read them check instead.
 
     python -m tests.tools.mutation [--fail-under 90] [--survivors]
 """
@@ -148,6 +148,7 @@ def main(argv: list[str] | None = None) -> int:
         reach = unreachable(module)
         if reach:
             print(f"{'':<{width}}  not reached by mutmut: {'; '.join(reach)}")
+            print(f"{'':<{width}}  (the decorated ones get hand mutants: tests/tools/hand_mutants.py)")
         if args.survivors:
             for name in result.survived + result.no_tests:
                 print(f"{'':<{width}}  survivor: {name}")
