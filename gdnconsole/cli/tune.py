@@ -3,9 +3,12 @@
 The grid is checked against the host's SGLang rules first; the baseline and each accepted combination
 are launched, verified and measured at each batch size; results go to the tune store beside the journal
 (``--resume`` reuses them) and to a Markdown/CSV export. Progress goes to stderr; stdout has the ranked
-table and chart, or with --json exactly one object. Ctrl-C stops the sweep's server and keeps what was
-measured (exit 130). Exit 0 when the sweep ran to the end, 1 when no combination could be measured,
-2 for bad arguments.
+table and chart, or with --json exactly one object (issue 19's, with one result per requested
+combination; a combination SGLang runs identically to another after its own adjustments, e.g. ``s2 k1 d2``
+and ``s2 k1 d3`` with eagle_topk 1, is launched once, and the other's result has status "measured" with
+the shared figures and ``same_as``: the combination it shares them with, else null). Ctrl-C stops the
+sweep's server and keeps what was measured (exit 130). Exit 0 when the sweep ran to the end, 1 when no
+combination could be measured, 2 for bad arguments.
 """
 
 from __future__ import annotations
@@ -107,10 +110,12 @@ def tune_cmd(
     """Sweep speculative settings on HOST and rank them by measured tokens/s against the baseline.
 
     The grid is checked against the host's SGLang rules first: rejected combinations are listed with
-    their rule and never launched. The baseline and each accepted combination are launched (replacing the
-    server gdnconsole launched there), VERIFIED and measured at each batch size; the sweep's last server
-    is stopped at the end. Ctrl-C stops the current server and keeps what was measured (exit 130).
-    Exit 0 when the sweep ran to the end, 1 when no combination could be measured, 2 for bad arguments.
+    their rule and never launched; combinations SGLang runs identically once it has adjusted them are
+    launched once and share their figures ("same as s2 k1 d3"). The baseline and each accepted
+    combination are launched (replacing the server gdnconsole launched there), VERIFIED and measured at
+    each batch size; the sweep's last server is stopped at the end. Ctrl-C stops the current server and
+    keeps what was measured (exit 130). Exit 0 when the sweep ran to the end, 1 when no combination
+    could be measured, 2 for bad arguments.
     """
     try:
         combos = parse_grid(grid)

@@ -1,17 +1,24 @@
 """The grid checked first: every combination runs through the host version's rules. Those SGLang would
-reject are kept with the rule and never launched; those it would adjust carry what it changes."""
+reject are kept with the rule and never launched; those it would adjust carry what it changes. Two
+combinations that SGLang would run identically once it has made its adjustments (with ``eagle_topk`` 1
+SGLang sets ``num_draft_tokens`` to ``num_steps + 1``: ``s2 k1 d2`` and ``s2 k1 d3`` are one server) are
+launched once: the others are planned as the same as that one (``same_as``) and share its figures."""
 
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from gdnconsole.config.hosts import Profile, Speculative
 from gdnconsole.host.journal import RuleBreak
 from gdnconsole.host.state import HostFacts
-from gdnconsole.sglang import models, rules
+from gdnconsole.sglang import flags, models, rules
 from gdnconsole.sglang.launch import launch_spec
+from gdnconsole.sglang.rulekit import context, run_steps
+from gdnconsole.sglang.ruletables import table_for
 from gdnconsole.tune.grid import Combo
 
 DEFAULT_ALGORITHM = "NEXTN"  # the profile's own algorithm when it has one
@@ -23,6 +30,9 @@ class Planned:
     profile: Profile
     rule: RuleBreak | None = None  # the first rule SGLang would raise: never launched
     notices: tuple[str, ...] = ()  # what SGLang would change (NEXTN run as EAGLE, draft tokens adjusted…)
+    runs_as: Combo | None = None  # the speculative settings SGLang runs with, after its adjustments
+    same_as: Combo | None = None  # an earlier combination SGLang runs identically: not launched again
+    server: str | None = None  # every value SGLang holds after its adjustments (what makes two the same)
 
     @property
     def rejected(self) -> bool:
@@ -54,23 +64,87 @@ def check(facts: HostFacts, profile: Profile, combo: Combo | None, python: str =
     if not facts.sglang:
         return Planned(combo, candidate)
     spec = launch_spec(candidate, python)
+    architecture = models.architecture_of(candidate.model)
     result = rules.check(
         list(spec.args),
         sglang=facts.sglang,
         compute_capability=facts.compute_capability,
         gpus=facts.gpus,
-        architecture=models.architecture_of(candidate.model),
+        architecture=architecture,
         env=spec.env,
     )
     rule = None
     if result.errors:
         first = result.errors[0]
         rule = RuleBreak(first.id, first.message, first.flag, first.source)
-    return Planned(combo, candidate, rule, tuple(n.message for n in result.notices))
+    values = None if rule is not None else adjusted(spec.args, spec.env, facts, architecture)
+    return Planned(
+        combo,
+        candidate,
+        rule,
+        tuple(n.message for n in result.notices),
+        runs_as=_runs_as(values) if combo is not None else None,
+        server=json.dumps({k: values[k] for k in sorted(values)}, default=repr) if values else None,
+    )
+
+
+def adjusted(
+    args: Sequence[str], env: dict[str, str], facts: HostFacts, architecture: str | None
+) -> dict[str, Any] | None:
+    """The values SGLang holds once its argument processing has run over ``args`` (its defaults filled
+    in, its adjustments made), as the rule tables know them; None when the argv cannot be read."""
+    assert facts.sglang is not None
+    parsed = flags.parse_argv(list(args), facts.sglang)
+    if not parsed.complete:
+        return None
+    ctx = context(
+        parsed,
+        facts.sglang,
+        compute_capability=facts.compute_capability,
+        gpus=facts.gpus,
+        architecture=architecture,
+        env=env,
+    )
+    run_steps(table_for(facts.sglang), ctx)
+    return dict(ctx.values)
+
+
+def _runs_as(values: dict[str, Any] | None) -> Combo | None:
+    if values is None:
+        return None
+    try:
+        return Combo(
+            int(values["speculative_num_steps"]),
+            int(values["speculative_eagle_topk"]),
+            int(values["speculative_num_draft_tokens"]),
+        )
+    except (KeyError, TypeError, ValueError):
+        return None
 
 
 def plan(
     facts: HostFacts, profile: Profile, combos: Sequence[Combo], python: str = "python3"
 ) -> list[Planned]:
-    """The baseline first, then each combination in the grid's order."""
-    return [check(facts, profile, None, python), *(check(facts, profile, c, python) for c in combos)]
+    """The baseline first, then each combination in the grid's order; of the combinations SGLang would
+    run identically, the one whose flags are what SGLang runs (else the first) comes where the first of
+    them was, and the others keep their places, planned as the same as it."""
+    checked = [check(facts, profile, c, python) for c in combos]
+    groups: dict[str, list[int]] = {}
+    for i, planned in enumerate(checked):
+        if planned.server is not None and not planned.rejected:
+            groups.setdefault(planned.server, []).append(i)
+    lead: dict[str, int] = {}
+    for key, members in groups.items():
+        lead[key] = next((i for i in members if checked[i].combo == checked[i].runs_as), members[0])
+    out = [check(facts, profile, None, python)]
+    for i, planned in enumerate(checked):
+        if planned.server is None or planned.server not in groups:
+            out.append(planned)
+            continue
+        key = planned.server
+        first = lead[key]
+        if i == groups[key][0]:
+            out.append(checked[first])
+        if i != first:
+            out.append(dataclasses.replace(planned, same_as=checked[first].combo))
+    return out

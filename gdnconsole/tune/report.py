@@ -30,10 +30,13 @@ def common_notices(sweep: Sweep) -> list[str]:
 
 
 def detail(result: ComboResult, common: Sequence[str]) -> str:
+    shared = f"same as {result.same_as.label} (SGLang's adjustment)" if result.same_as else ""
     if result.rule:
-        return visible(f"rule {result.rule[0]}: {result.rule[1]}")
+        return visible("; ".join(filter(None, [shared, f"rule {result.rule[0]}: {result.rule[1]}"])))
     if result.fatal:
-        return visible(result.fatal)
+        return visible("; ".join(filter(None, [shared, result.fatal])))
+    if shared:
+        return shared
     parts = ["resumed"] if result.resumed else []
     parts += [n for n in result.notices if n not in common]  # what SGLang changes for this one
     return visible("; ".join(parts))

@@ -3,6 +3,7 @@ measured on. ``to_json`` is the `tune --json` object (issue 19)."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -79,11 +80,25 @@ class ComboResult:
     warnings: list[str] = field(default_factory=list)
     attempt: int | None = None  # the journal's attempt number
     resumed: bool = False  # taken from an earlier sweep (--resume), not measured now
+    same_as: Combo | None = None  # SGLang runs this one identically to ``same_as``: its figures, shared
     by_batch: dict[int, BatchFigures] = field(default_factory=dict)
 
     @property
     def label(self) -> str:
         return self.combo.label if self.combo is not None else "baseline"
+
+    def shared_by(self, combo: Combo, notices: Sequence[str]) -> ComboResult:
+        """The same figures for ``combo``, which SGLang runs identically to this one (never launched)."""
+        copy = dataclasses.replace(
+            self,
+            combo=combo,
+            same_as=self.combo,
+            notices=list(notices),
+            gpu_mib=dict(self.gpu_mib),
+            warnings=list(self.warnings),
+            by_batch={b: dataclasses.replace(f) for b, f in self.by_batch.items()},
+        )
+        return copy
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -98,6 +113,7 @@ class ComboResult:
             "warnings": list(self.warnings),
             "attempt": self.attempt,
             "resumed": self.resumed,
+            "same_as": self.same_as.to_json() if self.same_as is not None else None,
             "by_batch": {str(b): f.to_json() for b, f in sorted(self.by_batch.items())},
         }
 
@@ -120,6 +136,7 @@ class ComboResult:
             gpu_mib={str(k): int(v) for k, v in (raw.get("gpu_mib") or {}).items()},
             warnings=[str(w) for w in raw.get("warnings") or []],
             attempt=raw.get("attempt") if isinstance(raw.get("attempt"), int) else None,
+            same_as=Combo.parse(raw.get("same_as")),
             by_batch={
                 int(b): BatchFigures.from_json(int(b), f) for b, f in by_batch.items() if str(b).isdigit()
             },

@@ -137,7 +137,11 @@ async def run(
             label = planned.combo.label if planned.combo else "baseline"
             say(f"[{index + 1}/{len(sweep.planned)}] {label}")
             result = reuse.get(planned.combo)
-            if result is None:
+            shared = _shared(sweep, planned)
+            if shared is not None:
+                result = shared
+                say(f"{label}: {same_as_text(planned.same_as)}: not launched again")
+            elif result is None:
                 result = await _one(session, planned, options, journal, say, sweep)
                 store.add_result(sweep.identity, result)
             else:
@@ -159,6 +163,19 @@ async def run(
         store.add_sweep(_sweep_record(sweep))
     await _stop_ours(session, journal, say)
     return sweep
+
+
+def same_as_text(combo: Combo | None) -> str:
+    return f"same as {combo.label} (SGLang's adjustment)" if combo is not None else ""
+
+
+def _shared(sweep: Sweep, planned: Planned) -> ComboResult | None:
+    """The result of a combination SGLang runs identically to one measured earlier in this sweep: that
+    one's figures (the plan puts it first)."""
+    if planned.same_as is None or planned.combo is None:
+        return None
+    lead = next((r for r in sweep.results if r.combo == planned.same_as), None)
+    return lead.shared_by(planned.combo, planned.notices) if lead is not None else None
 
 
 def _sweep_record(sweep: Sweep) -> dict[str, Any]:

@@ -176,3 +176,24 @@ async def test_a_host_that_refuses_launches_stops_the_sweep_at_once(tmp_path: Pa
     assert [r.status for r in done.results] == ["crashed"]  # the baseline, refused; no other launch tried
     assert done.results[0].fatal and f"pid {leftover.pid}" in done.results[0].fatal
     assert any(line.startswith("the sweep stops: ") for line in lines) and alive(leftover.pid)
+
+
+async def test_combinations_sglang_runs_identically_are_launched_once(tmp_path: Path) -> None:
+    _host, journal, done, lines = await sweep_on(tmp_path, "num_steps=2 eagle_topk=1 num_draft_tokens=2,3")
+    assert len(journal.attempts()) == 2  # the baseline and s2 k1 d3: s2 k1 d2 is the same server
+    lead = next(r for r in done.combos if r.combo == Combo(2, 1, 3))
+    same = next(r for r in done.combos if r.combo == Combo(2, 1, 2))
+    assert lead.status == same.status == "measured" and lead.same_as is None and same.same_as == lead.combo
+    assert same.by_batch[1].tokens_per_s == lead.by_batch[1].tokens_per_s and same.attempt == lead.attempt
+    assert "same as s2 k1 d3 (SGLang's adjustment)" in report.text_table(done)
+    assert any("s2 k1 d2: same as s2 k1 d3 (SGLang's adjustment): not launched again" in x for x in lines)
+    payload = {json_combo(r["combo"]): r for r in done.to_json()["results"]}
+    assert len(payload) == 2 and payload["s2 k1 d2"]["same_as"] == Combo(2, 1, 3).to_json()
+    assert payload["s2 k1 d2"]["by_batch"] == payload["s2 k1 d3"]["by_batch"]
+    assert payload["s2 k1 d3"]["same_as"] is None and done.best is not None and done.best.combo == lead.combo
+
+
+def json_combo(raw: dict[str, int]) -> str:
+    combo = Combo.parse(raw)
+    assert combo is not None
+    return combo.label
