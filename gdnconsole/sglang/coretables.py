@@ -322,6 +322,35 @@ def fa_backends_0_5_23() -> list[Step]:
     ]
 
 
+# -- linear attention (GDN) kernels ------------------------------------------------------------------------
+
+
+def linear_attn_flashinfer_sm100(source: str) -> Rule:
+    """``_handle_linear_attn_backend``: FlashInfer's GDN decode on SM100+ needs a bf16 SSM state; the
+    dtype is unset unless given (it is read from the model config later), so any model meets it."""
+
+    def decode(c: Ctx) -> str | None:
+        return c.linear_attn_decode_backend or c.linear_attn_backend  # type: ignore[no-any-return]
+
+    return Rule(
+        id="attention.linear_flashinfer_needs_bf16_ssm",
+        flags=("linear_attn_decode_backend", "linear_attn_backend", "mamba_ssm_dtype"),
+        severity="error",
+        when=lambda c: decode(c) == "flashinfer" and c.mamba_ssm_dtype != "bfloat16" and (c.major or 0) >= 10,
+        message=lambda c: (
+            "SGLang would stop with ValueError: the flashinfer linear-attention decode backend on SM100+ "
+            f"needs --mamba-ssm-dtype bfloat16 (it is {c.mamba_ssm_dtype or 'unset'}). Fix: add "
+            "--mamba-ssm-dtype bfloat16, or --linear-attn-backend triton."
+        ),
+        source=source,
+        raises="ValueError",
+        sglang_text=lambda c: (
+            "--linear-attn-decode-backend flashinfer on SM100+ requires --mamba-ssm-dtype bfloat16, "
+            f"got {c.mamba_ssm_dtype!r}"
+        ),
+    )
+
+
 # -- data parallelism ---------------------------------------------------------------------------------------
 
 

@@ -155,6 +155,8 @@ DEFAULTS: dict[str, Any] = {
     "prefill_attention_backend": None,
     "decode_attention_backend": None,
     "linear_attn_backend": "triton",
+    "linear_attn_decode_backend": None,
+    "mamba_ssm_dtype": None,
     "disable_radix_cache": False,
     "disable_overlap_schedule": False,
     "max_running_requests": None,

@@ -775,6 +775,7 @@ TABLE_0_5_11: tuple[Step, ...] = (
     core.chunk_default(core.CHUNK_TIERS_0_5_11, S11("1294-1380")),  # _handle_gpu_memory_settings
     *_mamba_0_5_11(),
     *_attention_0_5_11(),
+    core.linear_attn_flashinfer_sm100(S11("2855-2888")),
     core.dp_attention_off_0_5_11(),
     *core.dp_attention_rules("0.5.11", S11("2933-2940"), "dp_size"),
     core.pp_disables_overlap(S11("3175-3180")),
@@ -1128,6 +1129,7 @@ TABLE_0_5_23: tuple[Step, ...] = (
     hybrid_sm100_backend(S23("18-49", "arg_groups/model_overrides/qwen3_5.py"), sets_page=True),
     *_mamba_0_5_23(),
     *_attention_0_5_23(),
+    core.linear_attn_flashinfer_sm100(S23("281-345", "arg_groups/attention_hook.py")),
     *core.dp_attention_rules("0.5.23", S23("313-333", "arg_groups/parallel_hook.py"), "attn_dp_size"),
     core.pp_disables_overlap(S23("1624-1628", "arg_groups/overrides.py")),
     *_speculative_0_5_23(),

@@ -79,20 +79,52 @@ class Case:
     flags: tuple[str, ...]  # after --model-path
 
     def argv(self, models_dir: Path) -> list[str]:
-        return ["--model-path", str(models_dir / self.model), *self.flags]
+        """``@models/NAME`` in a flag's value is the written model folder NAME."""
+        flags = [f.replace("@models", str(models_dir)) for f in self.flags]
+        return ["--model-path", str(models_dir / self.model), *flags]
 
 
 def _maybe(rng: random.Random, p: float, *tokens: str) -> list[str]:
     return list(tokens) if rng.random() < p else []
 
 
-def generate(sglang: str, count: int, seed: int) -> list[Case]:
+def generate(sglang: str, count: int, seed: int, *, wide: bool = False) -> list[Case]:
     """``count`` command lines an operator might try: parallelism, pages and chunks, backends, memory and
-    scheduling, speculative decoding and mamba options, with some typos. Deterministic for a seed."""
+    scheduling, speculative decoding and mamba options, with some typos. Deterministic for a seed.
+    ``wide`` adds draft models, DFLASH/EAGLE3, CUDA graph, compile, quantization and kernel flags."""
     rng = random.Random(seed)
     new = tuple(int(p) for p in sglang.split(".")[:3]) >= (0, 5, 14)
     mamba = "--mamba-radix-cache-strategy" if new else "--mamba-scheduler-strategy"
-    return [_one(rng, new, mamba) for _ in range(count)]
+    cases = [_one(rng, new, mamba) for _ in range(count)]
+    if wide:
+        more = random.Random(seed + 1_000_003)
+        cases = [Case(c.persona, c.model, (*c.flags, *_wide(more, new))) for c in cases]
+    return cases
+
+
+def _wide(rng: random.Random, new: bool) -> list[str]:
+    out: list[str] = []
+    if rng.random() < 0.15:
+        algorithm = rng.choice(["DFLASH", "EAGLE3", "EAGLE"])
+        out += ["--speculative-algorithm", algorithm]  # the last one given wins, as in argparse
+        out += _maybe(rng, 0.6, "--speculative-draft-model-path", "@models/llama")
+        out += _maybe(rng, 0.3, "--speculative-num-steps", str(rng.choice([1, 3])))
+    out += _maybe(rng, 0.1, "--speculative-draft-model-path", "@models/qwen3")
+    out += _maybe(rng, 0.1, "--mamba-track-interval", str(rng.choice([100, 128, 256])))
+    out += _maybe(rng, 0.05, "--enable-dp-lm-head")
+    out += _maybe(rng, 0.08, "--cuda-graph-max-bs" + ("-decode" if new and rng.random() < 0.7 else ""), "16")
+    out += _maybe(rng, 0.05, "--disable-cuda-graph")
+    out += _maybe(rng, 0.05, "--enable-torch-compile")
+    out += _maybe(rng, 0.05, "--quantization", rng.choice(["fp8", "awq"]))
+    out += _maybe(rng, 0.05, "--context-length", "4096")
+    out += _maybe(rng, 0.05, "--max-total-tokens", "8192")
+    out += _maybe(rng, 0.05, "--schedule-policy", rng.choice(["lpm", "fcfs", "dfs-weight"]))
+    out += _maybe(rng, 0.05, "--speculative-moe-runner-backend", rng.choice(["triton", "flashinfer_trtllm"]))
+    out += _maybe(rng, 0.05, "--sampling-backend", rng.choice(["pytorch", "flashinfer"]))
+    out += _maybe(rng, 0.05, "--grammar-backend", rng.choice(["xgrammar", "outlines", "none"]))
+    out += _maybe(rng, 0.08, "--linear-attn-backend", rng.choice(["triton", "flashinfer"]))
+    out += _maybe(rng, 0.04, "--mamba-ssm-dtype", rng.choice(["bfloat16", "float32"]))
+    return out
 
 
 def _one(rng: random.Random, new: bool, mamba: str) -> Case:
@@ -193,6 +225,7 @@ def compare(
     import it could not satisfy on CPU), not a rule: left out of the agreement."""
     counts: Counter[str] = Counter()
     disagreements = []
+    other_first = []  # both reject, but our first error is not the exception or text SGLang raised
     for case, o, t in zip(cases, our, their, strict=True):
         if t.get("harness"):
             counts["harness"] += 1
@@ -202,15 +235,20 @@ def compare(
             counts["agree"] += 1
             if not o["ok"]:
                 counts["both_reject"] += 1
-                if o["raises"] == t["exception"]:
-                    counts["same_exception"] += 1
+                same = o["raises"] == t["exception"]
+                counts["same_exception"] += same
                 if t["exception"] != "SystemExit":  # argparse's words go to stderr, not the exception
                     counts["raised"] += 1
                     counts["same_text"] += o["message"] == t["message"]
+                    same = same and o["message"] == t["message"]
+                if not same:
+                    other_first.append(
+                        {"case": [case.persona, case.model, *case.flags], "ours": o, "sglang": t}
+                    )
             continue
         counts["false_accept" if o["ok"] else "false_reject"] += 1
         disagreements.append({"case": [case.persona, case.model, *case.flags], "ours": o, "sglang": t})
-    return {"counts": dict(counts), "disagreements": disagreements}
+    return {"counts": dict(counts), "disagreements": disagreements, "other_first": other_first}
 
 
 def report(sglang: str, summary: dict[str, Any]) -> str:
@@ -224,9 +262,12 @@ def report(sglang: str, summary: dict[str, Any]) -> str:
         f"  both reject, same exception first: {c['same_exception']} of {c['both_reject']}",
         f"  both reject, SGLang's exact text (argparse aside): {c['same_text']} of {c['raised']}",
     ]
-    for d in summary["disagreements"]:
+    for d in [*summary["disagreements"], *summary.get("other_first", [])]:
         lines.append(f"- {' '.join(d['case'])}")
-        lines.append(f"    ours: {'ok' if d['ours']['ok'] else d['ours']['id']}")
+        o = d["ours"]
+        lines.append(
+            f"    ours: {'ok' if o['ok'] else o['id'] + ': ' + str(o.get('raises')) + ': ' + str(o['message'])[:200]}"
+        )
         t = d["sglang"]
         lines.append(
             f"    SGLang: {'ok' if t['ok'] else t['exception'] + ': ' + t['message'][:200]} {t.get('where', '')}"
@@ -362,6 +403,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--count", type=int, default=400)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--wide", action="store_true", help="also draft models, graphs, kernels (see generate)"
+    )
     parser.add_argument("--json", help="also write the counts and disagreements here")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--persona", choices=list(PERSONAS), help=argparse.SUPPRESS)
@@ -370,7 +414,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.path[:0] = [*args.extra_path, args.wheel]
         worker(args.sglang, args.persona)
         return 0
-    cases = generate(args.sglang, args.count, args.seed)
+    cases = generate(args.sglang, args.count, args.seed, wide=args.wide)
     with tempfile.TemporaryDirectory(prefix="gdn-agree-") as tmp:
         models = Path(tmp)
         write_models(models)
