@@ -383,3 +383,15 @@ def test_versions_outside_the_rule_sets_say_so() -> None:
         "SGLang 0.5.9 is older than the oldest"
     )
     assert run(QWEN3, "0.5.15").warnings == () and run(QWEN3, "0.5.22").rule_set == "0.5.23"
+
+
+def test_flashinfer_gdn_decode_on_blackwell_needs_a_bf16_ssm_state() -> None:
+    argv = [*QWEN3, "--linear-attn-backend", "flashinfer"]
+    for sglang in ("0.5.11", "0.5.23"):
+        error = run(argv, sglang, "10.0").errors[0]
+        assert (error.id, error.raises) == ("attention.linear_flashinfer_needs_bf16_ssm", "ValueError")
+        assert error.sglang_text == (
+            "--linear-attn-decode-backend flashinfer on SM100+ requires --mamba-ssm-dtype bfloat16, got None"
+        )
+        assert run([*argv, "--mamba-ssm-dtype", "bfloat16"], sglang, "10.0").ok
+        assert run(argv, sglang, "9.0").ok
