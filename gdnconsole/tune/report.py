@@ -105,8 +105,8 @@ def chart_lines(sweep: Sweep, width: int = BAR_WIDTH) -> list[str]:
             rate = f.tokens_per_s if f is not None and result.status == "measured" else None
             size = round((rate or 0.0) / top * width) if top else 0
             bar = list((fill * size).ljust(width))
-            if mark is not None and 0 <= mark - 1 < width and bar[mark - 1] == " ":
-                bar[mark - 1] = "|"
+            if mark is not None and 0 <= mark - 1 < width:
+                bar[mark - 1] = "|"  # in every row, over the fill of a faster one
             shown = _num(rate) if rate is not None else result.status
             lines.append(f"  {result.label.ljust(label_w)} {''.join(bar)} {shown}")
     return lines
