@@ -41,7 +41,6 @@ def mirror_sessions(directory: Path) -> SessionFactory:
 
 
 EXIT_SIGNALS = (signal.SIGHUP, signal.SIGTERM)
-NOTICE_TIMEOUT_S = 15.0  # long enough to be read once the first frame has been taken in
 
 
 class DashboardApp(ThemedApp):
@@ -111,7 +110,7 @@ class DashboardApp(ThemedApp):
         if not self.sessions:
             self.push_screen(HostPickerScreen(self.choices, self.config_path), self._picked)
         for notice in self.notices:  # printed before the alternate screen hid it
-            self.notify(notice, severity="warning", timeout=NOTICE_TIMEOUT_S)
+            self.notify(notice, severity="warning")  # as long as a warning shows (logscreen.TOAST_S)
         if self.exit_on_signals:
             loop = asyncio.get_running_loop()
             for signum in EXIT_SIGNALS:
