@@ -135,7 +135,8 @@ def test_demo_opens_the_dashboard_on_the_demo_host(
     [call] = opened
     [host] = call["hosts"]
     assert host.name == "demo" and host.simulate is not None and host.simulate.table["speed"] == 3
-    assert call["launch"] == {0: host.default_profile}  # (a closed terminal: tests/terminal/test_demo_tether.py)
+    # (a closed terminal stops it too: tests/terminal/test_demo_tether.py)
+    assert call["launch"] == {0: host.default_profile}
     assert stopped == ["demo"] and "-- stopped pid 4242" in result.output
 
 
