@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -83,3 +84,13 @@ def parse_batches(text: str) -> list[int]:
     if any(b > 256 for b in batches):
         raise GridError(f"batch: {text!r}: at most 256 requests at once")
     return batches
+
+
+def grid_text(combos: Sequence[Combo]) -> str:
+    """The grid's words again: ``"num_steps=1,2 eagle_topk=1 num_draft_tokens=2,3"`` (values sorted)."""
+    values: dict[str, list[int]] = {k: [] for k in KEYS}
+    for combo in combos:
+        for key, value in combo.to_json().items():
+            if value not in values[key]:
+                values[key].append(value)
+    return " ".join(f"{k}={','.join(map(str, sorted(v)))}" for k, v in values.items() if v)

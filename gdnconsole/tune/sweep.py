@@ -19,7 +19,7 @@ from gdnconsole.host.journal import Attempt, Journal
 from gdnconsole.host.replies import LinkLost
 from gdnconsole.host.session import HostSession
 from gdnconsole.sglang.launch import launch_spec
-from gdnconsole.tune.grid import Combo
+from gdnconsole.tune.grid import Combo, grid_text
 from gdnconsole.tune.measure import Load, measure
 from gdnconsole.tune.plan import Planned, baseline_profile, plan
 from gdnconsole.tune.results import Best, ComboResult, Identity, best_of, set_speedups
@@ -65,6 +65,7 @@ class Sweep:
     interrupted: bool = False
     launching: tuple[int | None] | None = None  # (our server's pid before it) while a launch is in flight
     halted: str | None = None  # why the host refused a launch: every later combination would meet it too
+    profile: str = ""  # the profile's name
 
     @property
     def baseline(self) -> ComboResult | None:
@@ -129,7 +130,7 @@ async def run(
     that is interrupted still holds what was measured."""
     identity = identity_of(session, profile, options.load)
     sweep = sweep or Sweep(identity, options.load.batches)
-    sweep.identity, sweep.batches = identity, options.load.batches
+    sweep.identity, sweep.batches, sweep.profile = identity, options.load.batches, profile.name
     sweep.planned = plan(session.facts, profile, options.combos, session.host.python)
     reuse = store.measured(sweep.identity, options.load.batches) if options.resume else {}
     try:
@@ -160,7 +161,7 @@ async def run(
     finally:
         sweep.ended = time.time()
         set_speedups(sweep.baseline, sweep.results)
-        store.add_sweep(_sweep_record(sweep))
+        store.add_sweep(sweep_record(sweep))
     await _stop_ours(session, journal, say)
     return sweep
 
@@ -178,17 +179,63 @@ def _shared(sweep: Sweep, planned: Planned) -> ComboResult | None:
     return lead.shared_by(planned.combo, planned.notices) if lead is not None else None
 
 
-def _sweep_record(sweep: Sweep) -> dict[str, Any]:
+def sweep_record(sweep: Sweep) -> dict[str, Any]:
+    """The store's ``sweep`` line: the journal's entry (store.SweepEntry) and the whole `tune --json`
+    object, from which the tune screen shows the last sweep again (``stored``)."""
     best = sweep.best
+    attempts = [r.attempt for r in sweep.results if r.attempt is not None and not r.resumed]
     return {
         "key": sweep.identity.key(),
+        "profile": sweep.profile,
+        "grid": grid_text(
+            [c for c in [*(p.combo for p in sweep.planned), *(r.combo for r in sweep.results)] if c]
+        ),
+        "batches": list(sweep.batches),
         "started": sweep.started,
         "ended": sweep.ended,
         "interrupted": sweep.interrupted,
-        "attempts": [r.attempt for r in sweep.results if r.attempt is not None],
-        "results": [{"combo": r.label, "status": r.status} for r in sweep.results],
+        "attempts": list(dict.fromkeys(attempts)),  # a combination sharing another's server: once
+        "results": [
+            {"combo": r.label, "status": r.status, "attempt": None if r.resumed else r.attempt}
+            for r in sweep.results
+        ],
         "best": best.to_json() if best is not None else None,
+        "sweep": sweep.to_json(),
     }
+
+
+def stored(store: TuneStore, profile: str) -> Sweep | None:
+    """The last sweep stored for ``profile`` (the tune screen shows it on opening), None without one."""
+    for record in reversed(store.sweeps()):
+        if record.get("profile") == profile and isinstance(record.get("sweep"), dict):
+            return from_record(record)
+    return None
+
+
+def from_record(record: dict[str, Any]) -> Sweep | None:
+    raw = record["sweep"]
+    key = record.get("key") if isinstance(record.get("key"), dict) else {}
+    assert isinstance(key, dict)
+    identity = Identity(
+        host=str(raw.get("host") or ""),
+        sglang=raw.get("sglang") if isinstance(raw.get("sglang"), str) else None,
+        model=str(raw.get("model") or ""),
+        gpus=[str(g) for g in raw.get("gpus") or []],
+        prompts=str(raw.get("prompts") or ""),
+        flags=str(raw.get("flags") or ""),
+        max_tokens=int(key.get("max_tokens") or 0),
+    )
+    batches = tuple(b for b in raw.get("batches") or [] if isinstance(b, int))
+    results = [raw.get("baseline"), *(raw.get("results") or [])]
+    parsed = [ComboResult.from_json(r) for r in results if isinstance(r, dict)]
+    sweep = Sweep(identity, batches, results=[r for r in parsed if r is not None])
+    sweep.profile = str(record.get("profile") or "")
+    sweep.started = float(record.get("started") or record.get("time") or 0.0)
+    ended = record.get("ended")
+    sweep.ended = float(ended) if isinstance(ended, int | float) else None
+    sweep.interrupted = bool(record.get("interrupted"))
+    set_speedups(sweep.baseline, sweep.results)
+    return sweep
 
 
 async def _stop_interrupted(session: HostSession, sweep: Sweep, journal: Journal, say: Say) -> None:

@@ -191,6 +191,13 @@ async def test_combinations_sglang_runs_identically_are_launched_once(tmp_path: 
     assert len(payload) == 2 and payload["s2 k1 d2"]["same_as"] == Combo(2, 1, 3).to_json()
     assert payload["s2 k1 d2"]["by_batch"] == payload["s2 k1 d3"]["by_batch"]
     assert payload["s2 k1 d3"]["same_as"] is None and done.best is not None and done.best.combo == lead.combo
+    # the journal's one entry for the sweep: its grid, its attempts (each once), its counts and best
+    [entry] = TuneStore("simbox", tmp_path / "journal").entries()
+    assert entry.attempts == tuple(a.number for a in journal.attempts()) and entry.profile == "final"
+    assert entry.grid == "num_steps=2 eagle_topk=1 num_draft_tokens=2,3" and entry.batches == (1,)
+    assert (
+        entry.counts_text == "2 measured" and entry.best == f"s2 k1 d3 at batch 1, {done.best.speedup:.2f}×"
+    )
 
 
 def json_combo(raw: dict[str, int]) -> str:

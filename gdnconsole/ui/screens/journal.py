@@ -1,4 +1,6 @@
 """The launch journal of one host (`j`): every attempt in a table, the selected one's argv, env and diff.
+A tune sweep is one entry (its line: time, grid, best, how many combinations were measured, rejected or
+crashed), with its attempts under it (from the tune store beside the journal, ``tune.store``).
 
 Reading the journal file and writing the Markdown export are I/O: both run in thread workers. Re-run and
 "load into the form" close the screen and tell the dashboard what to do. Outcomes are coloured in the
@@ -25,6 +27,7 @@ from textual.widgets import DataTable, Static
 from gdnconsole.config.hosts import Profile
 from gdnconsole.host.journal import Attempt, Journal
 from gdnconsole.sglang.launch import launch_spec, restore_env, restore_secrets
+from gdnconsole.tune.store import SweepEntry, TuneStore
 from gdnconsole.ui import clipboard
 from gdnconsole.ui.dialogs.confirm import diff_text
 from gdnconsole.ui.keybar import KeyBar
@@ -38,6 +41,7 @@ COLUMNS = ("#", "time", "profile", "outcome", "reached", "fatal / rule")
 NOT_STARTED = frozenset({"rejected", "refused"})  # outcomes of attempts that started no server
 LABEL_WIDTH = 6  # "argv  ", "stage "…
 CELL_PADDING = 2  # DataTable's, one cell either side of each column
+Entry = Attempt | SweepEntry  # a row of the table
 
 
 @dataclass(frozen=True)
@@ -111,6 +115,68 @@ def attempt_row(attempt: Attempt, tones: Tones) -> tuple[Text, ...]:
     return (*(Text(c) for c in cells), outcome, reached_text(attempt, tones), cause_text(attempt, tones))
 
 
+def sweep_row(entry: SweepEntry, tones: Tones) -> tuple[Text, ...]:
+    """A sweep's line: when, its profile, its counts, its best and its grid (cut first when narrow)."""
+    when = time.strftime("%m-%d %H:%M:%S", time.localtime(entry.started))
+    outcome = Text(
+        "interrupted" if entry.interrupted else "tune sweep",
+        tones.warn if entry.interrupted else tones.primary,
+    )
+    cause = Text((f"best {entry.best}" if entry.best else "no best") + f" · grid {entry.grid or '?'}")
+    return (
+        Text("tune"),
+        Text(when),
+        Text(entry.profile),
+        outcome,
+        Text(entry.counts_text or "nothing run"),
+        cause,
+    )
+
+
+def arranged(attempts: list[Attempt], sweeps: list[SweepEntry]) -> list[tuple[Entry, str]]:
+    """The rows in time order, each sweep followed by its attempts (marked ``├``/``└``): (entry, mark)."""
+    numbers = {a.number: a for a in attempts}
+    owned = {n for entry in sweeps for n in entry.attempts if n in numbers}
+    groups: list[tuple[float, list[tuple[Entry, str]]]] = [
+        (a.time, [(a, "")]) for a in attempts if a.number not in owned
+    ]
+    for entry in sweeps:
+        mine = [numbers[n] for n in entry.attempts if n in numbers]
+        marks = ["├ "] * (len(mine) - 1) + ["└ "] if mine else []
+        groups.append((entry.started, [(entry, ""), *zip(mine, marks, strict=True)]))
+    groups.sort(key=lambda group: group[0])
+    return [row for _, rows in groups for row in rows]
+
+
+def sweep_detail(entry: SweepEntry, width: int, tones: Tones) -> Text:
+    out = Text(f"tune sweep · profile {entry.profile} · ", Style(bold=True))
+    out.append(
+        "interrupted" if entry.interrupted else "done", tones.warn if entry.interrupted else tones.good
+    )
+    took = span(entry.ended - entry.started) if entry.ended is not None else "?"
+    fields = [
+        ("grid", Text(entry.grid or "?")),
+        ("batch", Text(", ".join(map(str, entry.batches)) or "?")),
+        ("best", Text(entry.best or "none")),
+        ("count", Text(f"{entry.counts_text or 'nothing run'} · took {took}")),
+        *(
+            (
+                "",
+                Text(
+                    f"{label}  {status}" + (f"  attempt {n}" if n is not None else ""),
+                    outcome_style(status, tones),
+                ),
+            )
+            for label, status, n in entry.results
+        ),
+    ]
+    for label, value in fields:
+        line = Text(label.ljust(LABEL_WIDTH), DIM) + value
+        out.append("\n")
+        out.append_text(Text("\n").join(hanging(line, width, LABEL_WIDTH)))
+    return out
+
+
 def fitted_rows(rows: list[tuple[Text, ...]], width: int) -> list[tuple[Text, ...]]:
     """The rows with the last column (the cause, the one that can be long) cut with an ellipsis to what
     the other columns leave of ``width``: the table never needs a sideways scroll to show its columns."""
@@ -175,6 +241,8 @@ class JournalScreen(Screen[JournalResult | None]):
         self.base = base
         self.readonly = readonly
         self.attempts: list[Attempt] = []
+        self.entries: list[Entry] = []  # the rows: attempts, and sweeps with theirs under them
+        self.marks: list[str] = []  # per row: "├ "/"└ " under a sweep, else ""
         self.exported: Path | None = None  # the last Markdown export
         self._filled_width = 0  # the table width the rows were fitted to
 
@@ -191,17 +259,20 @@ class JournalScreen(Screen[JournalResult | None]):
         self.load()
 
     def _theme_changed(self, _theme: object) -> None:
-        if self.attempts:
+        if self.entries:
             self._fill(self.query_one(DataTable).cursor_row)  # the rows and the detail, in the new colours
 
     @work(thread=True, exclusive=True, group="journal-read")
     def load(self) -> None:
         attempts = self.journal.attempts()
-        self.app.call_from_thread(self._show, attempts)
+        sweeps = TuneStore(self.journal.host, self.journal.path.parent).entries()
+        self.app.call_from_thread(self._show, attempts, sweeps)
 
-    def _show(self, attempts: list[Attempt]) -> None:
+    def _show(self, attempts: list[Attempt], sweeps: list[SweepEntry] | None = None) -> None:
         self.attempts = attempts
-        self._fill(len(attempts) - 1)  # the latest attempt is the one to look at
+        rows = arranged(attempts, sweeps or [])
+        self.entries, self.marks = [e for e, _ in rows], [m for _, m in rows]
+        self._fill(len(self.entries) - 1)  # the latest entry is the one to look at
         self.query_one(DataTable).focus()
 
     def _fill(self, row: int) -> None:
@@ -210,36 +281,51 @@ class JournalScreen(Screen[JournalResult | None]):
         table.clear()
         self._filled_width = table.scrollable_content_region.width or self.app.size.width
         tones = Tones.of(self.app)
-        rows = fitted_rows([attempt_row(a, tones) for a in self.attempts], self._filled_width)
-        for attempt, cells in zip(self.attempts, rows, strict=True):
-            table.add_row(*cells, key=str(attempt.number))
-        if 0 <= row < len(self.attempts):
+        rows = fitted_rows([self._row(i, tones) for i in range(len(self.entries))], self._filled_width)
+        for entry, cells in zip(self.entries, rows, strict=True):
+            key = str(entry.number) if isinstance(entry, Attempt) else f"sweep {entry.started}"
+            table.add_row(*cells, key=key)
+        if 0 <= row < len(self.entries):
             table.move_cursor(row=row)
             self._detail(row)
+
+    def _row(self, index: int, tones: Tones) -> tuple[Text, ...]:
+        entry = self.entries[index]
+        if isinstance(entry, SweepEntry):
+            return sweep_row(entry, tones)
+        cells = attempt_row(entry, tones)
+        mark = self.marks[index]
+        return (Text.assemble((mark, DIM), cells[0]), *cells[1:]) if mark else cells
 
     def on_resize(self) -> None:
         self.call_after_refresh(self._refit)
 
     def _refit(self) -> None:
         table = self.query_one(DataTable)
-        if self.attempts and table.scrollable_content_region.width != self._filled_width:
+        if self.entries and table.scrollable_content_region.width != self._filled_width:
             self._fill(table.cursor_row)
         else:
             self._detail(table.cursor_row)  # re-wrapped to the new width
 
     @property
     def selected(self) -> Attempt | None:
+        """The attempt on the cursor's row (None on a sweep's line)."""
         row = self.query_one(DataTable).cursor_row
-        return self.attempts[row] if 0 <= row < len(self.attempts) else None
+        entry = self.entries[row] if 0 <= row < len(self.entries) else None
+        return entry if isinstance(entry, Attempt) else None
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         self._detail(event.cursor_row)
 
     def _detail(self, row: int) -> None:
-        if 0 <= row < len(self.attempts):
+        if 0 <= row < len(self.entries):
             detail = self.query_one("#journal-argv", Static)
             width = detail.content_region.width or self.app.size.width - 2
-            detail.update(detail_text(self.attempts[row], width, Tones.of(self.app)))
+            entry, tones = self.entries[row], Tones.of(self.app)
+            if isinstance(entry, SweepEntry):
+                detail.update(sweep_detail(entry, width, tones))
+            else:
+                detail.update(detail_text(entry, width, tones))
 
     def _profile_of(self, attempt: Attempt) -> Profile:
         base = self.base or Profile(name=attempt.profile, model="")
