@@ -17,32 +17,50 @@ def ssh_config_path() -> Path:
     return Path(os.environ.get(SSH_CONFIG_ENV) or DEFAULT_SSH_CONFIG).expanduser()
 
 
-def _host_patterns(text: str) -> tuple[list[str], bool]:
-    """The patterns of every `Host` line, and whether the file includes others (not read here)."""
-    patterns: list[str] = []
-    includes = False
+# Keywords under which ssh reaches a host by another name or through another host: with them, whether
+# this machine resolves the name says nothing.
+ROUTING = frozenset({"hostname", "proxyjump", "proxycommand"})
+
+
+def _blocks(text: str) -> tuple[list[tuple[list[str], set[str]]], bool]:
+    """Each `Host` block's patterns and keywords, and whether the file has what this does not read
+    (`Include`, `Match`)."""
+    blocks: list[tuple[list[str], set[str]]] = [(["*"], set())]  # lines before any Host apply to all
+    unread = False
     for raw in text.splitlines():
-        words = raw.replace("=", " ", 1).split()
-        if not words:
+        words = raw.strip().replace("=", " ", 1).split()
+        if not words or words[0].startswith("#"):
             continue
         keyword = words[0].lower()
-        includes = includes or keyword == "include"
         if keyword == "host":
-            patterns += words[1:]
-    return patterns, includes
+            blocks.append((words[1:], set()))
+        elif keyword in ("include", "match"):
+            unread = True
+        else:
+            blocks[-1][1].add(keyword)
+    return blocks, unread
+
+
+def _matches(name: str, patterns: list[str]) -> bool:
+    positive = any(fnmatch.fnmatchcase(name, p) for p in patterns if not p.startswith("!"))
+    return positive and not any(fnmatch.fnmatchcase(name, p[1:]) for p in patterns if p.startswith("!"))
 
 
 def configured_alias(name: str, config: Path | None = None) -> bool:
-    """True when the ssh config may say where ``name`` is (a `Host` pattern other than a bare `*` matches
-    it, or the file includes files this does not read): ssh then decides, not the resolver."""
+    """True when the ssh config may say where ``name`` is: a `Host` block for it (other than a bare
+    `*`), a block that matches it and routes it (HostName, ProxyJump, ProxyCommand: a bastion reaches
+    names this machine cannot resolve), or parts of the file this does not read. ssh decides then."""
     try:
         text = (config or ssh_config_path()).read_text(errors="replace")
     except OSError:
         return False
-    patterns, includes = _host_patterns(text)
-    if includes:
+    blocks, unread = _blocks(text)
+    if unread:
         return True
-    return any(p != "*" and not p.startswith("!") and fnmatch.fnmatchcase(name, p) for p in patterns)
+    return any(
+        _matches(name, patterns) and (patterns != ["*"] or bool(keywords & ROUTING))
+        for patterns, keywords in blocks
+    )
 
 
 def unresolvable(hostname: str) -> str | None:

@@ -134,3 +134,22 @@ def test_an_ssh_config_alias_is_left_to_ssh(tmp_path: Path) -> None:
     )
     # Past the name check: only the missing terminal stops it.
     assert "the dashboard needs a terminal" in result.stderr, result.stderr
+
+
+@pytest.mark.parametrize(
+    ("config", "alias"),
+    [
+        ("Host gpu-*\n  HostName 10.0.0.7\n", True),  # a block for it
+        ("Host *\n  ServerAliveInterval 30\n", False),  # only defaults: the name must resolve here
+        ("Host *\n  ProxyJump bastion\n", True),  # a bastion resolves it
+        ("Host * !gpu-box\n  ProxyJump bastion\n", False),
+        ("ProxyCommand ssh -W %h:%p bastion\n", True),  # before any Host: for every host
+        ("Include ~/.ssh/config.d/*\n", True),  # what is not read here may name it
+    ],
+)
+def test_which_names_the_ssh_config_decides(tmp_path: Path, config: str, alias: bool) -> None:
+    from gdnconsole.cli.sshname import configured_alias
+
+    path = tmp_path / "ssh_config"
+    path.write_text(config)
+    assert configured_alias("gpu-box", path) is alias
