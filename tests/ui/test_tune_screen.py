@@ -84,6 +84,16 @@ async def test_a_sweep_from_the_screen_and_apply_best(tmp_path: Path) -> None:
         assert await until(pilot, lambda: not isinstance(app.screen, TuneScreen))
         assert app.dashboard.profile(0).speculative.num_steps == 1
 
+        await pilot.press("u")  # opened again: the last sweep, from the store, until a new run replaces it
+        assert await until(pilot, lambda: isinstance(app.screen, TuneScreen) and app.screen is not screen)
+        again = app.screen
+        assert isinstance(again, TuneScreen)
+        assert await until(pilot, lambda: again.sweep is not None, 5)
+        assert [r[:3] for r in rows(again)] == [r[:3] for r in table]  # combination, status, tokens/s
+        assert again.last_message.startswith("last sweep, ")
+        assert "done: 2 measured, 1 rejected · best s1 k1 d2 at batch 1" in again.last_message
+        assert again.query_one("#tune-grid", Input).value == "num_steps=1 eagle_topk=1 num_draft_tokens=2,300"
+
 
 async def test_escape_mid_sweep_stops_the_sweeps_server(tmp_path: Path) -> None:
     host = launch_host(tmp_path, **FAST)

@@ -4,11 +4,14 @@
 The sweep runs as an asyncio worker on the app's loop (the engine talks to the agent through the host's
 session); it only posts messages, and the handlers repaint. Escape stops a running sweep (the engine stops
 the server it launched and keeps what it measured), and closes the screen when none runs. ``ctrl+b``
-saves the best combination into the profile, after a confirmation with the flag diff.
+saves the best combination into the profile, after a confirmation with the flag diff. On opening, the
+screen shows the last sweep stored for the host and profile (the tune store beside the journal), so that
+results outlive the screen; a new run replaces it.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import ClassVar
@@ -30,11 +33,18 @@ from gdnconsole.host.journal import Journal
 from gdnconsole.host.session import HostSession
 from gdnconsole.logs.textsafe import visible
 from gdnconsole.tune import apply, prompts, report
-from gdnconsole.tune.grid import DEFAULT_BATCHES, DEFAULT_GRID, GridError, parse_batches, parse_grid
+from gdnconsole.tune.grid import (
+    DEFAULT_BATCHES,
+    DEFAULT_GRID,
+    GridError,
+    grid_text,
+    parse_batches,
+    parse_grid,
+)
 from gdnconsole.tune.measure import Load
 from gdnconsole.tune.results import ComboResult, ranked
 from gdnconsole.tune.store import TuneStore
-from gdnconsole.tune.sweep import Options, Sweep, identity_of, run
+from gdnconsole.tune.sweep import Options, Sweep, identity_of, run, stored
 from gdnconsole.ui.dialogs.confirm import ConfirmScreen, diff_text
 from gdnconsole.ui.tones import Tones
 from gdnconsole.ui.widgets.keybar import KeyBar
@@ -173,6 +183,29 @@ class TuneScreen(Screen[Profile | None]):
 
     def on_mount(self) -> None:
         self.app.theme_changed_signal.subscribe(self, lambda _theme: self._paint())
+        self._load_stored()
+
+    @work(thread=True, group="tune-stored", exit_on_error=False)
+    def _load_stored(self) -> None:
+        """The last sweep stored for this host and profile, shown unless a run (or a shown sweep) came
+        first."""
+        store = TuneStore(self.session.host.name, self.journal.path.parent)
+        sweep = stored(store, self.profile.name)
+        if sweep is not None and sweep.results:
+            self.app.call_from_thread(self._show_stored, sweep)
+
+    def _show_stored(self, sweep: Sweep) -> None:
+        if self.sweep is not None or self.running:
+            return
+        self.show(sweep)
+        combos = [r.combo for r in sweep.results if r.combo is not None]
+        if combos:
+            self.query_one("#tune-grid", Input).value = grid_text(combos)
+        if sweep.batches:
+            self.query_one("#tune-batch", Input).value = ",".join(map(str, sweep.batches))
+        when = time.strftime("%m-%d %H:%M", time.localtime(sweep.started))
+        self._progress(f"last sweep, {when}: {ended_text(sweep)} · ctrl+r runs a new one")
+        self.refresh_bindings()
 
     # -- the sweep -------------------------------------------------------------------------------------
 
