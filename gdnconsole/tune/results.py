@@ -76,7 +76,7 @@ class ComboResult:
     notices: list[str] = field(default_factory=list)
     startup_s: float | None = None
     kv_tokens: int | None = None
-    gpu_mib: dict[str, int] = field(default_factory=dict)  # rank -> GPU memory used once the pool is up
+    gpu_mib: dict[str, int] = field(default_factory=dict)  # rank -> its GPU's MiB used at its pool's end
     warnings: list[str] = field(default_factory=list)
     attempt: int | None = None  # the journal's attempt number
     resumed: bool = False  # taken from an earlier sweep (--resume), not measured now

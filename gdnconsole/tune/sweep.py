@@ -22,6 +22,7 @@ from gdnconsole.sglang.launch import launch_spec
 from gdnconsole.tune.grid import Combo, grid_text
 from gdnconsole.tune.measure import Load, measure
 from gdnconsole.tune.plan import Planned, baseline_profile, plan
+from gdnconsole.tune.poolmem import PoolWatch
 from gdnconsole.tune.results import Best, ComboResult, Identity, best_of, set_speedups
 from gdnconsole.tune.store import TuneStore
 
@@ -267,9 +268,11 @@ async def _one(
     timing = Timing(label)
     sweep.timings.append(timing)
     started = time.monotonic()
+    pool = PoolWatch(session)  # before the launch: the new server's first lines may come with its reply
     try:
-        return await _launch_and_measure(session, planned, options, journal, say, timing, sweep)
+        return await _launch_and_measure(session, planned, options, journal, say, timing, sweep, pool)
     finally:
+        pool.close()
         timing.total_s = time.monotonic() - started
 
 
@@ -281,6 +284,7 @@ async def _launch_and_measure(
     say: Say,
     timing: Timing,
     sweep: Sweep,
+    pool: PoolWatch,
 ) -> ComboResult:
     result = ComboResult(planned.combo, "rejected", notices=list(planned.notices))
     if planned.rule is not None:
@@ -307,7 +311,8 @@ async def _launch_and_measure(
     )
     timing.startup_s = time.monotonic() - launched
     result.startup_s = timing.startup_s
-    _note_startup(session, attempt, result)
+    _note_startup(session, attempt, result, pool)
+    pool.close()  # the startup is over: the measured requests' lines are not read
     if attempt.outcome != "verified":
         _not_measured(attempt, result)
         say(f"{result.status}: {result.fatal or 'no answer'}")
@@ -346,8 +351,10 @@ def _not_measured(attempt: Attempt, result: ComboResult) -> None:
         result.fatal = f"not VERIFIED in time (stage {attempt.stage})"
 
 
-def _note_startup(session: HostSession, attempt: Attempt, result: ComboResult) -> None:
-    """KV-cache tokens (the log's TP0), GPU memory per rank now the pool is up, warnings."""
+def _note_startup(session: HostSession, attempt: Attempt, result: ComboResult, pool: PoolWatch) -> None:
+    """KV-cache tokens (the log's TP0), warnings, and the GPU memory each rank's GPU used once its memory
+    pool was allocated (``poolmem``: the GPU's total less the ``avail mem`` of the rank's `Memory pool
+    end` line; not NVML's figure after VERIFIED, which also holds the CUDA graphs)."""
     result.warnings = list(attempt.warnings)
     startup = session.startup_of(attempt.pid)
     if startup is not None:
@@ -355,8 +362,4 @@ def _note_startup(session: HostSession, attempt: Attempt, result: ComboResult) -
         first = ranks[sorted(ranks)[0]] if ranks else None
         kv = first.numbers.get("kv_tokens") if first is not None else None
         result.kv_tokens = int(kv) if kv is not None else None
-    used = {g.index: g.used_mib for g in session.gpus}
-    for place in session.placements():
-        mib = used.get(place.gpu) if place.gpu is not None else None
-        if mib is not None:
-            result.gpu_mib[place.rank] = mib
+    result.gpu_mib = pool.used_mib()

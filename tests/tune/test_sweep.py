@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from gdnconsole.host import simulated
 from gdnconsole.tune import prompts, report
 from gdnconsole.tune.grid import Combo, parse_grid
 from gdnconsole.tune.measure import Load
@@ -204,3 +205,17 @@ def json_combo(raw: dict[str, int]) -> str:
     combo = Combo.parse(raw)
     assert combo is not None
     return combo.label
+
+
+async def test_gpu_memory_per_rank_is_taken_at_the_memory_pools_end(tmp_path: Path) -> None:
+    host, _journal, done, _ = await sweep_on(tmp_path, "num_steps=1 eagle_topk=1 num_draft_tokens=2")
+    log = (simulated.workdir(host) / host.log).read_text()  # the last server's: the combination's
+    avail = {
+        line.split("]")[0].split()[-1]: float(line.rsplit("avail mem=", 1)[1].split()[0])
+        for line in log.splitlines()
+        if "Memory pool end. avail mem=" in line
+    }
+    assert set(avail) == {"TP0", "TP1"}
+    mib = done.combos[0].gpu_mib
+    assert mib == {rank: 49140 - round(gb * 1024) for rank, gb in avail.items()}  # not after the graphs
+    assert set(done.results[0].gpu_mib) == {"TP0", "TP1"}  # the baseline too
