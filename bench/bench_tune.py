@@ -4,8 +4,10 @@ requests: the rules check, the journal and store writes, the agent round trips, 
 The target is under one second per combination.
 
 Runs the issue's grid (the baseline and nine combinations, batches 1 and 8) against a simulated ct129 on
-this machine (local agent). The defaults are quick; `--speed 4 --tokens-per-s 40 --requests 8
---max-tokens 128` is the issue's "9 combinations at speed 4" with the tune command's defaults.
+this machine (local agent). With eagle_topk 1 SGLang sets num_draft_tokens to num_steps + 1, so the nine
+are three servers: the others share their figures and are not launched (nor timed) again. The defaults
+are quick; `--speed 4 --tokens-per-s 40 --requests 8 --max-tokens 128` is the issue's "9 combinations
+at speed 4" with the tune command's defaults.
 """
 
 from __future__ import annotations
@@ -93,7 +95,8 @@ async def sweep(args: argparse.Namespace, tmp: Path) -> tuple[Sweep, float]:
 
 def report(done: Sweep, wall: float, args: argparse.Namespace) -> None:
     print(
-        f"sweep of {len(done.timings) - 1} combinations + baseline at speed {args.speed:g}, "
+        f"sweep of {len(done.combos)} combinations ({len(done.timings) - 1} launched) + baseline "
+        f"at speed {args.speed:g}, "
         f"{args.tokens_per_s:g} tok/s, {args.requests} requests × batches 1,8, {args.max_tokens} tokens: "
         f"{wall:.1f} s"
     )
