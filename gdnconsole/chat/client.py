@@ -59,6 +59,7 @@ class ChatClient:
     api_key: str | None = None
     where: str = ""
     timeouts: Timeouts = field(default_factory=Timeouts)
+    spec_details: bool = False  # ask each answer for its own speculative figures (SGLang >= 0.5.23)
     _http: httpx.AsyncClient | None = None
 
     def __post_init__(self) -> None:
@@ -152,6 +153,8 @@ class ChatClient:
             model = request.model or await self.model_id()
             started = time.monotonic()  # the model lookup is not part of the answer's latency
             body = request.body(model)
+            if self.spec_details:
+                body["return_spec_tokens_details"] = True
             if request.stream:
                 await self._stream(body, result, started, on_delta)
             else:
@@ -182,6 +185,7 @@ class ChatClient:
         result.reasoning = str(message.get("reasoning_content") or "")
         result.finish_reason = choice.get("finish_reason")
         _read_usage(answer.get("usage"), result)
+        _read_spec_details(answer.get("sglext"), result)
         meta = choice.get("meta_info")
         if isinstance(meta, dict) and isinstance(meta.get("spec_accept_length"), int | float):
             result.accept_length, result.accept_source = float(meta["spec_accept_length"]), "request"
@@ -241,8 +245,19 @@ def _parse_chunk(data: str, number: int) -> dict[str, Any]:
     return chunk
 
 
+def _read_spec_details(sglext: Any, result: ChatResult) -> None:
+    """SGLang's per-request speculative figures (``return_spec_tokens_details``), when the answer has them."""
+    details = sglext.get("spec_tokens_details") if isinstance(sglext, dict) else None
+    if isinstance(details, list):  # one per choice when n > 1: the first is the one shown
+        details = details[0] if details else None
+    length = details.get("spec_accept_length") if isinstance(details, dict) else None
+    if isinstance(length, int | float) and not isinstance(length, bool):
+        result.accept_length, result.accept_source = float(length), "request"
+
+
 def _take_chunk(chunk: dict[str, Any], result: ChatResult, started: float, on_delta: OnDelta | None) -> None:
     _read_usage(chunk.get("usage"), result)
+    _read_spec_details(chunk.get("sglext"), result)  # a chunk of its own, before the usage chunk
     choices = chunk.get("choices")
     if not isinstance(choices, list) or not choices:
         return  # the usage chunk has no choices

@@ -30,7 +30,7 @@ from gdnconsole.host.replies import LinkLost, Message, Pending, Progress
 from gdnconsole.host.serving import Prober, ProbeTiming, ServingState, api_key, bind_host
 from gdnconsole.logs.document import MirrorDocument
 from gdnconsole.logs.meaning import LogMeaning
-from gdnconsole.sglang import decodepoints
+from gdnconsole.sglang import chatext, decodepoints
 from gdnconsole.sglang.decodepoints import DecodePoint
 from gdnconsole.sglang.tracker import StageTracker, Startup
 
@@ -572,7 +572,10 @@ class HostSession:
             except ForwardError as exc:
                 raise ChatError(f"cannot reach {where}: {exc}") from None
             url, where = f"http://127.0.0.1:{local}", f"{where} (via SSH, local port {local})"
-        return ChatClient(url, api_key(argv), where=where, timeouts=timeouts or Timeouts())
+        spec_details = chatext.spec_details(self.facts.sglang)  # each answer's own accept length
+        return ChatClient(
+            url, api_key(argv), where=where, timeouts=timeouts or Timeouts(), spec_details=spec_details
+        )
 
     def server_identity(self) -> tuple[int | None, int] | None:
         """The current server, as the serving state names it: its pid and the log's generation."""

@@ -97,3 +97,25 @@ def test_a_prompt_from_the_cli_is_evidence_for_verified(cli_env: dict[str, str],
     finally:
         if pid is not None:
             kill_group(pid)
+
+
+def test_on_0_5_23_a_streamed_answer_has_its_own_accept_length(
+    cli_env: dict[str, str], tmp_path: Path
+) -> None:
+    """SGLang 0.5.23 answers `return_spec_tokens_details` with the request's own speculative figures,
+    streamed too: `prompt` shows them instead of the server's running average."""
+    config = Path(cli_env["GDNCONSOLE_CONFIG"])
+    text = config.read_text().replace("speed = 50.0\n", 'speed = 50.0\nsglang = "0.5.23"\n', 1)
+    config.write_text(text.replace('"--mamba-scheduler-strategy"', '"--mamba-radix-cache-strategy"'))
+    done = run(cli_env, "launch", "simbox", "--wait", "verified", "--json", "--timeout", "60")
+    server = tmp_path / "simhome" / ".gdnconsole-server.json"
+    pid = json.loads(server.read_text())["pid"] if server.exists() else None
+    try:
+        assert done.returncode == 0, done.stderr
+        one = run(cli_env, "prompt", "simbox", "Why is the sky blue?", "--max-tokens", "24", "--json")
+        answer = json.loads(one.stdout)
+        assert answer["ok"] is True and answer["ttft_ms"] is not None  # streamed
+        assert answer["accept_source"] == "request" and 1.0 <= answer["accept_length"] <= 2.0
+    finally:
+        if pid is not None:
+            kill_group(pid)

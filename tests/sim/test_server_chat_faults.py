@@ -302,3 +302,32 @@ def test_meta_info_is_ignored_by_0_5_11(spec11: Server):
             stream_lines(response, got)
     assert "meta_info" not in answer["choices"][0] and answer["usage"]["completion_tokens"] == 6
     assert got[-1] == "[DONE]"
+
+
+# --- return_spec_tokens_details ----------------------------------------------------------------------------
+
+
+def test_spec_tokens_details_streamed_and_whole_on_0_5_23(spec23: Server):
+    """The request's own speculative figures in the answer's sglext: a chunk with no choices before the
+    usage chunk when streamed, the response's sglext when not (523 serving_chat.py:2703-2763, 2865-2895)."""
+    with spec23.client() as client:
+        answer = client.post(CHAT, json=body(LONG, return_spec_tokens_details=True)).json()
+        got: list[str] = []
+        streamed = body(LONG, return_spec_tokens_details=True, stream=True)
+        streamed["stream_options"] = {"include_usage": True}
+        with client.stream("POST", CHAT, json=streamed) as response:
+            stream_lines(response, got)
+    details = answer["sglext"]["spec_tokens_details"]
+    assert 1.0 <= details["spec_accept_length"] <= 2.0 and 0 < details["spec_verify_ct"] < 63
+    chunks = [json.loads(line) for line in got if line != "[DONE]"]
+    [ext] = [i for i, c in enumerate(chunks) if "sglext" in c]
+    usage = next(i for i, c in enumerate(chunks) if c.get("usage"))
+    assert chunks[ext]["choices"] == [] and ext == usage - 1  # after the last delta, before the usage
+    assert 1.0 <= chunks[ext]["sglext"]["spec_tokens_details"]["spec_accept_length"] <= 2.0
+
+
+def test_spec_tokens_details_are_not_sent_without_speculation_or_by_0_5_11(dense: Server, spec11: Server):
+    for server in (dense, spec11):
+        with server.client() as client:
+            answer = client.post(CHAT, json=body(max_tokens=6, return_spec_tokens_details=True)).json()
+        assert "sglext" not in answer

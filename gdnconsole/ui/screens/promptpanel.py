@@ -26,7 +26,7 @@ from gdnconsole.chat.model import ChatError, ChatRequest, ChatResult
 from gdnconsole.host import prompting
 from gdnconsole.host.prompthistory import PromptHistory
 from gdnconsole.host.session import HostSession
-from gdnconsole.sglang.flags import parse_version
+from gdnconsole.sglang import chatext
 from gdnconsole.ui.dialogs.help import HelpScreen
 from gdnconsole.ui.keybar import KeyBar
 from gdnconsole.ui.screens.promptsession import SessionChanged, serving_text
@@ -40,7 +40,6 @@ Clock = Callable[[], float]
 TICK_S = 1 / 15  # the streamed answer and the elapsed times repaint this often while a request runs
 NARROW = 100  # columns below which the form goes above the answer
 SHORT = 30  # rows below which the panels lose their spacing
-META_INFO_SINCE = (0, 5, 23)  # SGLang answers return_meta_info (per-request accept length) from this version
 
 HINT = "ctrl+r or F5 runs the prompt · ctrl+g sends the burst · esc cancels a run"
 
@@ -175,8 +174,7 @@ class PromptScreen(Screen[None]):
         self.sparks.show(list(session.decode_points))
 
     def _meta_info(self) -> bool:
-        version = self.session.facts.sglang
-        return version is not None and parse_version(version) >= META_INFO_SINCE
+        return chatext.meta_info(self.session.facts.sglang)
 
     # -- history ---------------------------------------------------------------------------------------
 

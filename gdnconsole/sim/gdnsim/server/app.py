@@ -28,6 +28,9 @@ Route = Callable[[Request], Awaitable[Response]]
 FAULT_AFTER = 3  # answer tokens sent (or generated) before a chat fault strikes
 BAD_SSE_LINE = b'data: {"id": broken\n\n'
 META_INFO_SINCE = (0, 5, 23)  # chat's "return_meta_info" (523 protocol.py:964); older versions ignore it
+# chat's "return_spec_tokens_details" (523 protocol.py:961): the request's own speculative figures in the
+# answer's "sglext" (streamed: a chunk with no choices before the usage chunk, serving_chat.py:2703-2763)
+SPEC_DETAILS_SINCE = (0, 5, 23)
 
 
 @dataclass
@@ -267,6 +270,9 @@ class App:
         )
         if meta_info and body.get("stream"):
             return _bad_request("return_meta_info is not supported with streaming (stream=true).")
+        spec_details = bool(body.get("return_spec_tokens_details")) and (
+            version.parse(self.state.cfg.sglang) >= SPEC_DETAILS_SINCE
+        )
         kwargs = body.get("chat_template_kwargs") or {}
         thinking = bool(self.state.args.reasoning_parser) and kwargs.get("enable_thinking", True) is not False
         max_tokens = body.get("max_completion_tokens", body.get("max_tokens"))
@@ -275,6 +281,7 @@ class App:
         running = self._admit(messages, prompt_tokens, completion.tokens, warmup=False)
         spec_steps = self.state.batcher.spec_steps
         chat = ChatStream(self.state.model_name, running, prompt_tokens, completion.finish_reason, spec_steps)
+        chat.spec_details = spec_details
         if body.get("stream"):
             include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
             return Response(200, content_type="text/event-stream", stream=chat.sse(include_usage, fault))
@@ -300,6 +307,7 @@ class ChatStream:
         self.spec_steps = spec_steps
         self.created = int(time.time())
         self.started = time.monotonic()
+        self.spec_details = False  # asked for the request's own speculative figures (sglext)
 
     def _chunk(self, delta: dict[str, Any], finish: str | None = None) -> bytes:
         choice = {"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish, "matched_stop": None}
@@ -339,6 +347,17 @@ class ChatStream:
             if broken:  # an answer too short to reach FAULT_AFTER: the fault strikes before its end
                 yield self._fault_line(fault)
             yield self._chunk({}, self.finish_reason)
+            sglext = self._sglext()
+            if sglext is not None:
+                chunk = {
+                    "id": self.rid,
+                    "object": "chat.completion.chunk",
+                    "created": self.created,
+                    "model": self.model,
+                    "choices": [],
+                    "sglext": sglext,
+                }
+                yield b"data: " + json.dumps(chunk).encode() + b"\n\n"
             if include_usage:
                 usage = {
                     "id": self.rid,
@@ -385,6 +404,25 @@ class ChatStream:
             meta["spec_num_proposed_drafts"] = proposed
         return meta
 
+    def _sglext(self) -> dict[str, Any] | None:
+        """The answer's SGLang extension (523 protocol.py SglExt): the request's speculative figures
+        (SpecTokensDetails) when asked for and speculation is on; None otherwise (nothing is sent)."""
+        if not self.spec_details or not self.spec_steps:
+            return None
+        meta = self._meta_info()
+        details = {
+            "spec_accept_rate": meta["spec_accept_rate"],
+            "spec_accept_length": meta["spec_accept_length"],
+            "spec_cap_length": 0.0,
+            "spec_block_accept_length": 0.0,
+            "spec_num_correct_drafts": meta["spec_num_correct_drafts"],
+            "spec_num_proposed_drafts": meta["spec_num_proposed_drafts"],
+            "spec_verify_ct": meta["spec_verify_ct"],
+            "spec_correct_drafts_histogram": [],
+            "spec_cap_lens_histogram": [],
+        }
+        return {"spec_tokens_details": details}
+
     async def whole(self, fault: str = "none", meta_info: bool = False) -> Response:
         if self.running is None:
             await asyncio.Event().wait()
@@ -422,6 +460,9 @@ class ChatStream:
             "usage": self._usage(self.running.generated),
             "metadata": {"weight_version": "default"},
         }
+        sglext = self._sglext()
+        if sglext is not None:
+            answer["sglext"] = sglext
         if fault == "bad-json":  # the body breaks off where the choices begin
             text = json.dumps(answer)
             cut = text.index('"choices": [') + len('"choices": [')
