@@ -158,7 +158,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'total':<{width}}  {total:5.1f} %  {killed:4d} killed of {counted:4d}")
 
     listed = {name for s in scores for name in s.equivalent}
-    stale = sorted(set(known) - listed)
+    scored = tuple(s.module.removesuffix(".py").replace("/", ".") + "." for s in scores)
+    stale = sorted(name for name in set(known) - listed if name.startswith(scored))
     for name in stale:
         print(f"stale entry in {EQUIVALENTS.name}: {name} (killed, or no longer a mutant)")
     low = [s.module for s in scores if s.percent < args.fail_under]
