@@ -9,11 +9,11 @@ from pathlib import Path
 from typing import Any
 
 import click
-from rich.console import Console, Group
+from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
-from gdnconsole.cli.common import EXIT_FAILED, EXIT_USAGE, fail
+from gdnconsole.cli.common import EXIT_FAILED, EXIT_USAGE, fail, output_console
 from gdnconsole.cli.lazy import LazyGroup
 from gdnconsole.logs import scan as logscan
 from gdnconsole.sglang.summary import summary, track
@@ -101,7 +101,7 @@ def summarize_cmd(file: Path, as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps(data))
     else:
-        Console(highlight=False).print(render(data))
+        output_console().print(render(data))
     sys.exit(exit_status(data, as_json=as_json))
 
 

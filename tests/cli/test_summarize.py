@@ -181,3 +181,14 @@ def test_log_view_refuses_a_fifo_at_once_instead_of_waiting_for_a_writer(tmp_pat
     assert (
         result.returncode == 2 and "not a regular file" in result.stderr and "Traceback" not in result.stderr
     )
+
+
+def test_piped_output_is_not_wrapped(tmp_path: Path) -> None:
+    """In a pipe (a script, `| grep`), a fatal line and a long path stay on one line each."""
+    deep = tmp_path / ("a-folder-with-a-long-name-" * 4)
+    deep.mkdir()
+    log = deep / "serve.log"
+    log.write_text(CRASH_TAIL)
+    out = summarize(log).stdout
+    assert out.splitlines()[0].startswith(str(log))
+    assert any(len(line) > 80 and "fatal" in line for line in out.splitlines())
