@@ -13,6 +13,7 @@ import pytest
 
 from gdnconsole import entry
 from gdnconsole.cli.main import main
+from tests import fakedns
 
 
 def test_the_commands_it_knows_are_the_command_lines() -> None:
@@ -108,9 +109,12 @@ def test_a_name_that_does_not_resolve_is_explained_before_any_screen(
     tmp_path: Path, command: list[str]
 ) -> None:
     """`gdnconsole ct129` on a new machine: not an empty dashboard saying `[Errno -2]`, but what was tried
-    and what to do (`.invalid` never resolves, RFC 2606)."""
+    and what to do (`.invalid` never resolves, RFC 2606; the lookup goes to a resolver of the test's own,
+    in a network namespace, never to this machine's)."""
+    fakedns.require()
     env = first_hour_env(tmp_path)
-    argv = [sys.executable, "-m", "gdnconsole", *command, "ct129.invalid"]
+    (tmp_path / "dns").mkdir()
+    argv = fakedns.argv([sys.executable, "-m", "gdnconsole", *command, "ct129.invalid"], tmp_path / "dns")
     result = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=60)
     assert (result.returncode, result.stdout) == (2, "")
     path = tmp_path / "none" / "hosts.toml"
