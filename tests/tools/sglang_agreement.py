@@ -67,6 +67,26 @@ MODELS: dict[str, dict[str, Any]] = {
         "torch_dtype": "bfloat16",
     },
 }  # fmt: skip
+# MoE and MLA models, drawn only with --wide (the plain set stays as it was measured).
+WIDE_MODELS: dict[str, dict[str, Any]] = {
+    "qwen3-moe": {
+        "architectures": ["Qwen3MoeForCausalLM"], "model_type": "qwen3_moe", "hidden_size": 2048,
+        "intermediate_size": 6144, "moe_intermediate_size": 768, "num_attention_heads": 32,
+        "num_hidden_layers": 48, "num_key_value_heads": 4, "head_dim": 128, "num_experts": 128,
+        "num_experts_per_tok": 8, "vocab_size": 151936, "max_position_embeddings": 40960,
+        "torch_dtype": "bfloat16", "decoder_sparse_step": 1, "norm_topk_prob": True,
+    },
+    "deepseek-v3": {
+        "architectures": ["DeepseekV3ForCausalLM"], "model_type": "deepseek_v3", "hidden_size": 7168,
+        "intermediate_size": 18432, "moe_intermediate_size": 2048, "num_attention_heads": 128,
+        "num_hidden_layers": 61, "num_key_value_heads": 128, "n_routed_experts": 256, "n_shared_experts": 1,
+        "num_experts_per_tok": 8, "kv_lora_rank": 512, "q_lora_rank": 1536, "qk_nope_head_dim": 128,
+        "qk_rope_head_dim": 64, "v_head_dim": 128, "first_k_dense_replace": 3, "moe_layer_freq": 1,
+        "n_group": 8, "topk_group": 4, "routed_scaling_factor": 2.5, "vocab_size": 129280,
+        "max_position_embeddings": 163840, "torch_dtype": "bfloat16", "rope_theta": 10000,
+    },
+}  # fmt: skip
+ALL_MODELS = {**MODELS, **WIDE_MODELS}
 
 
 # -- generating command lines ------------------------------------------------------------------------------
@@ -98,8 +118,12 @@ def generate(sglang: str, count: int, seed: int, *, wide: bool = False) -> list[
     cases = [_one(rng, new, mamba) for _ in range(count)]
     if wide:
         more = random.Random(seed + 1_000_003)
-        cases = [Case(c.persona, c.model, (*c.flags, *_wide(more, new))) for c in cases]
+        cases = [Case(c.persona, _wide_model(more, c.model), (*c.flags, *_wide(more, new))) for c in cases]
     return cases
+
+
+def _wide_model(rng: random.Random, model: str) -> str:
+    return rng.choice(list(WIDE_MODELS)) if rng.random() < 0.3 else model
 
 
 def _wide(rng: random.Random, new: bool) -> list[str]:
@@ -171,7 +195,7 @@ def ours(case: Case, sglang: str, models_dir: Path) -> dict[str, Any]:
     from gdnconsole.sglang.rules import check
 
     _, cc, memory, gpus = PERSONAS[case.persona]
-    architecture = MODELS[case.model]["architectures"][0]
+    architecture = ALL_MODELS[case.model]["architectures"][0]
     facts: dict[str, Any] = {"compute_capability": cc, "gpus": gpus, "architecture": architecture}
     if "gpu_memory_mb" in inspect.signature(check).parameters:  # a checker from before issue 17 lacks it
         facts["gpu_memory_mb"] = memory
@@ -210,7 +234,7 @@ def theirs(
 
 
 def write_models(directory: Path) -> None:
-    for name, config in MODELS.items():
+    for name, config in ALL_MODELS.items():
         (directory / name).mkdir(parents=True, exist_ok=True)
         (directory / name / "config.json").write_text(json.dumps(config))
 
