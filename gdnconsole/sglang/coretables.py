@@ -270,6 +270,29 @@ MLA_ARCHS = frozenset(
 )
 
 
+# DeepSeek-V3-style MLA models that get trtllm_mla on SM100 when no backend is given (DSA variants aside).
+TRTLLM_MLA_DEFAULT_ARCHS = frozenset(
+    {"DeepseekV3ForCausalLM", "KimiK25ForConditionalGeneration", "MistralLarge3ForCausalLM"}
+)
+
+
+def deepseek_sm100_trtllm_mla(source: str) -> Resolve:
+    """The model-specific step picks trtllm_mla on SM100 for DeepSeek V3/R1 when no backend is given."""
+    return Resolve(
+        "attention.deepseek_sm100_trtllm_mla",
+        lambda c: c.set(attention_backend="trtllm_mla"),
+        source,
+        lambda c: (
+            c.architecture in TRTLLM_MLA_DEFAULT_ARCHS
+            and c.major == 10
+            and not any(c.values.get(f) for f in _BACKEND_FIELDS)
+        ),
+    )
+
+
+_BACKEND_FIELDS = ("attention_backend", "prefill_attention_backend", "decode_attention_backend")
+
+
 def fa3_fp8_e5m2(source: str) -> Rule:
     return Rule(
         id="attention.fa3_fp8_e5m2_is_triton",

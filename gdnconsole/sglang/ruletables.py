@@ -86,11 +86,23 @@ def _topk_one(c: Ctx) -> bool:
     return c.speculative_eagle_topk is None or (c.speculative_eagle_topk == 1 and c.page_size in (1, None))
 
 
+def _dflash_523(c: Ctx) -> bool:
+    """0.5.23 counts DFLASH as topk 1 when it picks the backend (model_override_base.py:268-274)."""
+    return flagmod.dialect(c.sglang) == "0.5.23" and str(c.speculative_algorithm).upper() == "DFLASH"
+
+
 def _default_backend(c: Ctx) -> str:
-    """511 ``_get_default_attn_backend`` for MHA models on CUDA (server_args.py:2464-2531)."""
+    """511 ``_get_default_attn_backend`` on CUDA (server_args.py:2464-2531; 523 model_override_base.py:
+    277-350): MLA models get fa3 on Hopper, flashinfer on Blackwell, else triton."""
+    if c.architecture in core.MLA_ARCHS:
+        return {9: "fa3", 10: "flashinfer"}.get(c.major or 0, "triton")
     if c.major == 9 and _topk_one(c):
         return "fa3"
-    if c.major == 10 and _topk_one(c) and (not c.spec or c.speculative_eagle_topk is not None):
+    if (
+        c.major == 10
+        and _topk_one(c)
+        and (not c.spec or c.speculative_eagle_topk is not None or _dflash_523(c))
+    ):
         return "trtllm_mha"
     return "flashinfer"
 
@@ -774,6 +786,7 @@ def _speculative_0_5_11() -> list[Step]:
 TABLE_0_5_11: tuple[Step, ...] = (
     core.chunk_default(core.CHUNK_TIERS_0_5_11, S11("1294-1380")),  # _handle_gpu_memory_settings
     *_mamba_0_5_11(),
+    core.deepseek_sm100_trtllm_mla(S11("1765-1774")),
     *_attention_0_5_11(),
     core.linear_attn_flashinfer_sm100(S11("2855-2888")),
     core.dp_attention_off_0_5_11(),
@@ -1127,6 +1140,7 @@ TABLE_0_5_23: tuple[Step, ...] = (
     # The model overrides (model_hook.py:233-238) run before the mamba strategy's auto resolution at the
     # end of the model hook (:1047-1057), so "auto" is not yet extra_buffer here (measured).
     hybrid_sm100_backend(S23("18-49", "arg_groups/model_overrides/qwen3_5.py"), sets_page=True),
+    core.deepseek_sm100_trtllm_mla(S23("177-188", "arg_groups/model_overrides/deepseek_v2.py")),
     *_mamba_0_5_23(),
     *_attention_0_5_23(),
     core.linear_attn_flashinfer_sm100(S23("281-345", "arg_groups/attention_hook.py")),
