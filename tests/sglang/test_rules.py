@@ -395,3 +395,22 @@ def test_flashinfer_gdn_decode_on_blackwell_needs_a_bf16_ssm_state() -> None:
         )
         assert run([*argv, "--mamba-ssm-dtype", "bfloat16"], sglang, "10.0").ok
         assert run(argv, sglang, "9.0").ok
+
+
+def test_mla_models_get_sglangs_default_backends() -> None:
+    dsv3 = ["--model-path", "deepseek-ai/DeepSeek-V3", "--tp", "8"]
+    tree = [*dsv3, "--speculative-algorithm", "EAGLE", "--speculative-num-steps", "2",
+            "--speculative-eagle-topk", "4", "--page-size", "32"]  # fmt: skip
+    assert first(tree, "0.5.11", "8.6")[0] == "spec.topk_page_size_backend"  # triton: not a tree backend
+    assert run(tree, "0.5.11", "9.0").ok  # fa3 on Hopper takes the tree
+    # SM100: the model step picks trtllm_mla (pages of 64), whose tree the topk rule refuses
+    blackwell = run([*dsv3, "--speculative-algorithm", "EAGLE", "--speculative-num-steps", "2",
+                     "--speculative-eagle-topk", "4"], "0.5.23", "10.0")  # fmt: skip
+    assert "attention.trtllm_mla_page_size" in notice_ids(blackwell)
+    assert blackwell.errors[0].id == "spec.topk_page_size_backend"
+
+
+def test_dflash_counts_as_topk_one_on_blackwell_in_0_5_23() -> None:
+    argv = [*HYBRID, "--tp", "1", "--speculative-algorithm", "DFLASH", "--speculative-draft-model-path", "d",
+            "--mamba-radix-cache-strategy", "no_buffer", "--disable-overlap-schedule"]  # fmt: skip
+    assert first(argv, "0.5.23", "10.0")[0] == "mamba.no_buffer_page_size"  # trtllm_mha's 64-token pages
