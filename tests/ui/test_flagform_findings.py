@@ -39,3 +39,26 @@ async def test_a_version_newer_than_the_rule_sets_is_warned_about(tmp_path: Path
         form = await open_form(pilot)
         warning = "SGLang 0.6.2 is newer than the newest rule set (0.5.23): checked with 0.5.23's rules"
         assert await until(pilot, lambda: warning in shown(form, "#ff-findings"), 5)
+
+
+async def test_the_hosts_gpu_memory_sets_the_chunk_the_page_must_divide(tmp_path: Path) -> None:
+    """48 GB A6000s: SGLang picks a 4096-token chunk, which a 3072-token page does not divide; with the
+    memory unknown, 3072 would divide none of the sizes SGLang picks either, so the test takes 8192:
+    only the host's memory tells that SGLang stops."""
+    path = hosts_file(tmp_path)
+    app = form_app(form_session(tmp_path, path), path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        form = await open_form(pilot)
+        await type_into(pilot, form, "num_steps", "1")
+        await type_into(pilot, form, "model", "Qwen/Qwen3-8B")  # dense: no mamba page rules
+        args = form.query_one("#ff-args", TextArea)
+        args.load_text("--page-size 8192")
+        args.focus()
+        await pilot.press("end")
+
+        def shown_all() -> str:
+            return shown(form, "#ff-findings") + field_error(form, "args")
+
+        assert await until(pilot, lambda: "memory.chunked_prefill_page_size" in shown_all(), 5), shown_all()
+        assert "(4096, which SGLang picks from the GPU's memory)" in shown_all()

@@ -32,6 +32,7 @@ from gdnconsole.host.session import HostSession
 from gdnconsole.sglang import rules
 from gdnconsole.sglang.findings import Finding
 from gdnconsole.sglang.launch import launch_spec, redact, server_args
+from gdnconsole.sglang.profilerules import check_profile
 from gdnconsole.ui.dialogs.askname import AskNameScreen
 from gdnconsole.ui.dialogs.confirm import ConfirmScreen
 from gdnconsole.ui.models import flagcheck
@@ -303,9 +304,26 @@ class FlagFormScreen(Screen[FormResult]):
         if profile is None:
             self.result, self.checked = None, None
         else:
-            self.result = flagcheck.check_profile(profile, self.facts)
+            self.result = self._check(profile)
             self.checked = tuple(server_args(profile))
         self._paint()
+
+    def _check(self, profile: Profile) -> rules.CheckResult | None:
+        """Our rules for the host's SGLang and GPUs (their memory sets SGLang's chunked prefill size);
+        None while the host's SGLang version is unknown."""
+        facts = self.facts
+        if facts.sglang is None:
+            return None
+        hello = self.session.hello
+        listed = self.session.gpus or (hello.gpus if hello is not None else ())  # as HostFacts.of reads them
+        memory = next((g.total_mib for g in listed if g.total_mib), None)
+        return check_profile(
+            profile,
+            sglang=facts.sglang,
+            compute_capability=facts.compute_capability,
+            gpus=facts.gpus,
+            gpu_memory_mb=memory,
+        )
 
     def _current_argv(self) -> tuple[str, ...] | None:
         profile = self.parsed.profile
