@@ -352,8 +352,8 @@ def linear_attn_flashinfer_sm100(source: str) -> Rule:
     """``_handle_linear_attn_backend``: FlashInfer's GDN decode on SM100+ needs a bf16 SSM state; the
     dtype is unset unless given (it is read from the model config later), so any model meets it."""
 
-    def decode(c: Ctx) -> str | None:
-        return c.linear_attn_decode_backend or c.linear_attn_backend  # type: ignore[no-any-return]
+    def decode(c: Ctx) -> object:
+        return c.linear_attn_decode_backend or c.linear_attn_backend
 
     return Rule(
         id="attention.linear_flashinfer_needs_bf16_ssm",
