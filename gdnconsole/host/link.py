@@ -226,14 +226,19 @@ class LocalAgent(AgentChannel):
     async def close(self) -> None:
         if self.proc.stdin is not None and not self.proc.stdin.is_closing():
             self.proc.stdin.close()  # the agent exits when its stdin closes
-        try:
-            await self._exited(5.0)
-        except asyncio.CancelledError:
-            # The console quits while the agent exits. See it out all the same: asyncio closes a process's
-            # transport only after its exit, and a loop closed before then leaves the transport to the
-            # garbage collector, which reports it (under whatever runs at that moment).
-            await self._exited(1.0)
-            raise
+        # The console may quit while the agent exits, and a quitting app cancels a task more than once. See
+        # the agent out all the same, however many times: asyncio closes a process's transport only after
+        # its exit, and a loop closed before then leaves the transport to the garbage collector, which
+        # reports it (under whatever runs at that moment). The cancellation is raised once it is out.
+        cancelled = False
+        while True:
+            try:
+                await self._exited(1.0 if cancelled else 5.0)
+                break
+            except asyncio.CancelledError:
+                cancelled = True
+        if cancelled:
+            raise asyncio.CancelledError
         if self.proc.stderr is not None:
             with contextlib.suppress(OSError):  # a pipe already closed, or no word within the second
                 self.stderr = (await asyncio.wait_for(self.proc.stderr.read(), 1.0)).decode(errors="replace")
