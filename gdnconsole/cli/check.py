@@ -55,8 +55,7 @@ async def host_facts(host: Host, timeout: float) -> tuple[str, str | None, int |
     facts = session.facts
     if not facts.sglang:
         fail(f"{host.name} has no SGLang installed")
-    memory = next((g.total_mib for g in session.gpus if g.total_mib), None)
-    return facts.sglang, facts.compute_capability, facts.gpus, memory
+    return facts.sglang, facts.compute_capability, facts.gpus, facts.gpu_memory_mb
 
 
 async def host_architecture(host: Host, model: str, timeout: float) -> str | None:

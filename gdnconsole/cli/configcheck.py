@@ -1,14 +1,16 @@
 """`config check`, its second half: our SGLang rules on every launch profile of the hosts file (issue 17).
 
 A profile is checked for its host's SGLang version and GPUs as this machine knows them without connecting:
-what the file configures (a simulated host's ``simulate`` table) or what ``--sglang`` and friends say. A
-host whose version is not known here is named, not guessed. Each error is printed as ``file:line: key:``
+what ``--sglang`` and friends say, what the file configures (a simulated host's ``simulate`` table), or
+what the host said of itself the last time a console reached it (host/seenfacts.py). A host whose version
+is not known here is named, not guessed. Each error is printed as ``file:line: key:``
 of the profile value it concerns, then the rule and its message; every error of every profile, the one
 SGLang stops at first marked.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,6 +18,7 @@ from pathlib import Path
 from gdnconsole.cli.common import fail
 from gdnconsole.config import tomlpos
 from gdnconsole.config.hosts import Config, Host, Profile
+from gdnconsole.host import seenfacts
 from gdnconsole.sglang.findings import Finding
 from gdnconsole.sglang.profilerules import check_profile
 from gdnconsole.sglang.rules import CheckResult
@@ -68,14 +71,25 @@ def given_facts(
 
 
 def facts_for(host: Host, given: Facts | None) -> Facts | None:
-    """``given`` (the command's options) first, else a simulated host's configured GPUs; None: unknown."""
+    """``given`` (the command's options) first, else a simulated host's configured GPUs, else what the host
+    said of itself the last time a console reached it; None: unknown."""
     if given is not None:
         return given
     sim = host.simulate
     if sim is None:
-        return None
+        return last_seen(host)
     capability = sim.table.get("compute_capability", "8.6")  # the simulator's default (gdnsim/config.py)
     return Facts(sim.sglang, str(capability), sim.gpus, float(sim.gpu_mib), "configured in simulate")
+
+
+def last_seen(host: Host) -> Facts | None:
+    seen = seenfacts.recall(host.name)
+    version = seen.facts.sglang if seen is not None else None
+    if seen is None or version is None:
+        return None
+    facts, when = seen.facts, time.strftime("%Y-%m-%d %H:%M", time.localtime(seen.time))
+    memory = float(facts.gpu_memory_mb) if facts.gpu_memory_mb is not None else None
+    return Facts(version, facts.compute_capability, facts.gpus, memory, f"as the host said at {when}")
 
 
 def key_of(profile: Profile, finding: Finding) -> tuple[str, ...]:
@@ -110,8 +124,8 @@ def rule_report(cfg: Config, given: Facts | None) -> tuple[list[str], int, int]:
         if facts is None:
             if host.profiles:
                 lines.append(
-                    f"hosts.{host.name}: rules not run: its SGLang version is not known here "
-                    "(give --sglang VERSION, or check on the host with `gdnconsole check --host`)"
+                    f"hosts.{host.name}: rules not run: its SGLang version is not known here (no console "
+                    "has reached it yet: open it once, or give --sglang VERSION)"
                 )
             continue
         for profile in host.profiles.values():

@@ -180,6 +180,7 @@ class HostSession:
         self.pidfile_seen = False
         self.exits: dict[int, ServerExit] = {}  # pid -> how it ended
         self.stops: set[int] = set()  # servers this console asked the agent to stop
+        self._facts_kept: HostFacts | None = None  # what seenfacts last kept for this host
         self.exit_children: dict[int, set[int]] = {}  # pid -> its children's pids when it exited
         self._pending = Pending()
         self._launching = 0  # launch requests in flight: the log reset they cause is our own
@@ -477,13 +478,27 @@ class HostSession:
 
         self.hello = Hello.parse(message)
         self.hellos += 1
+        self._remember_facts()
         self._set_link(LinkState.CONNECTED)
         self.notify("hello")
+
+    def _remember_facts(self) -> None:
+        """Keep what the host says of itself, for the commands that do not connect (`config check`);
+        written when it changes, not at every sample."""
+        from gdnconsole.host import seenfacts
+
+        facts = self.facts
+        if facts != self._facts_kept and facts.sglang is not None:
+            self._facts_kept = facts
+            with contextlib.suppress(OSError):  # a read-only data dir costs this memory, nothing else
+                seenfacts.remember(self.host.name, facts)
 
     def _on_gpus(self, message: dict[str, Any]) -> None:
         from gdnconsole.host.state import parse_gpus  # (see _on_hello)
 
         self.gpus = parse_gpus(message.get("gpus"))
+        if not self.gpus_seen:
+            self._remember_facts()  # the GPUs' memory comes with the first sample
         self.gpus_seen = True
         self.gpu_samples += 1
         self.notify("gpus")

@@ -298,12 +298,33 @@ class HostFacts:
     sglang: str | None = None
     compute_capability: str | None = None  # of the first GPU that reports one
     gpus: int | None = None
+    gpu_memory_mb: int | None = None  # of the first GPU that reports it: SGLang sizes chunked prefill by it
 
     @classmethod
     def of(cls, hello: Hello | None, gpus: tuple[Gpu, ...]) -> HostFacts:
         listed = gpus or (hello.gpus if hello is not None else ())
         capability = next((g.compute_capability for g in listed if g.compute_capability), None)
-        return cls(hello.sglang if hello is not None else None, capability, len(listed) or None)
+        memory = next((g.total_mib for g in listed if g.total_mib), None)
+        return cls(hello.sglang if hello is not None else None, capability, len(listed) or None, memory)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "sglang": self.sglang,
+            "compute_capability": self.compute_capability,
+            "gpus": self.gpus,
+            "gpu_memory_mb": self.gpu_memory_mb,
+        }
+
+    @classmethod
+    def parse(cls, raw: Any) -> HostFacts:
+        data = _dict(raw)
+        sglang, capability = data.get("sglang"), data.get("compute_capability")
+        return cls(
+            sglang if isinstance(sglang, str) else None,
+            capability if isinstance(capability, str) else None,
+            _int(data.get("gpus")),
+            _int(data.get("gpu_memory_mb")),
+        )
 
     def describe(self) -> str:
         parts = [f"SGLang {self.sglang}" if self.sglang else "SGLang unknown"]

@@ -170,3 +170,18 @@ def test_config_check_with_a_given_version(tmp_path: Path) -> None:
     assert bad.returncode == 2 and "'latest' is not an SGLang version" in bad.stderr and bad.stdout == ""
     alone = run(["config", "check", "--gpus", "2"], config)
     assert alone.returncode == 2 and "go with --sglang" in alone.stderr
+
+
+def test_config_check_uses_what_a_host_said_of_itself_when_last_reached(tmp_path: Path) -> None:
+    """A real host's profiles are checked for the SGLang version and GPUs it reported the last time a
+    console reached it (kept beside the journal), and the output says when that was."""
+    from gdnconsole.host import seenfacts
+    from gdnconsole.host.state import HostFacts
+
+    config = tmp_path / "hosts.toml"
+    config.write_text(RULES_FILE)
+    seenfacts.remember("far", HostFacts("0.5.23", "9.0", 8, 143771))
+    result = run(["config", "check"], config)
+    far = [line for line in result.stdout.splitlines() if line.startswith("hosts.far.profiles.p: ")]
+    assert len(far) == 1 and "SGLang 0.5.23 (as the host said at " in far[0] and "rule set 0.5.23" in far[0]
+    assert "rules not run" not in result.stdout

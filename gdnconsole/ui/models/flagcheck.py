@@ -10,12 +10,9 @@ from typing import TYPE_CHECKING
 from rich.style import Style
 from rich.text import Text
 
-from gdnconsole.config.hosts import Profile
 from gdnconsole.host.state import HostFacts
 from gdnconsole.sglang import rules
 from gdnconsole.sglang.findings import Finding
-from gdnconsole.sglang.launch import server_args
-from gdnconsole.sglang.models import architecture_of
 from gdnconsole.ui.models.formmodel import field_of
 from gdnconsole.ui.models.timefmt import span
 
@@ -24,22 +21,6 @@ if TYPE_CHECKING:
     from gdnconsole.ui.tones import Tones
 
 DIM = Style(dim=True)
-
-
-def check_profile(profile: Profile, facts: HostFacts) -> rules.CheckResult | None:
-    """Our rules on the profile's SGLang flags; None when the host's SGLang version is not known yet.
-
-    Pure and fast (tables of rules over a short argv), so the form calls it on the UI thread."""
-    if facts.sglang is None:
-        return None
-    return rules.check(
-        server_args(profile),
-        sglang=facts.sglang,
-        compute_capability=facts.compute_capability,
-        gpus=facts.gpus,
-        architecture=architecture_of(profile.model),
-        env=profile.env,
-    )
 
 
 def findings_by_field(findings: Iterable[Finding]) -> dict[str, list[Finding]]:

@@ -314,15 +314,12 @@ class FlagFormScreen(Screen[FormResult]):
         facts = self.facts
         if facts.sglang is None:
             return None
-        hello = self.session.hello
-        listed = self.session.gpus or (hello.gpus if hello is not None else ())  # as HostFacts.of reads them
-        memory = next((g.total_mib for g in listed if g.total_mib), None)
         return check_profile(
             profile,
             sglang=facts.sglang,
             compute_capability=facts.compute_capability,
             gpus=facts.gpus,
-            gpu_memory_mb=memory,
+            gpu_memory_mb=facts.gpu_memory_mb,
         )
 
     def _current_argv(self) -> tuple[str, ...] | None:

@@ -1,0 +1,48 @@
+"""What each host said of itself the last time a console reached it (SGLang version, compute capability,
+GPUs and their memory), kept beside the journal: `config check` runs the rules for a real host's profiles
+without connecting to it, and says when the facts were seen."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from gdnconsole.host.journal import default_dir
+from gdnconsole.host.state import HostFacts
+
+
+@dataclass(frozen=True)
+class Seen:
+    facts: HostFacts
+    time: float  # epoch seconds when the host said so
+
+
+def path_for(host: str, directory: Path | None = None) -> Path:
+    return (directory or default_dir()) / f"{host}.facts.json"
+
+
+def remember(host: str, facts: HostFacts, directory: Path | None = None) -> None:
+    """Keep ``facts`` (once the host named its SGLang version); written whole, never half."""
+    if facts.sglang is None:
+        return
+    path = path_for(host, directory)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(path.name + f".{os.getpid()}.tmp")
+    partial.write_text(json.dumps({**facts.to_json(), "time": time.time()}) + "\n", encoding="utf-8")
+    os.replace(partial, path)
+
+
+def recall(host: str, directory: Path | None = None) -> Seen | None:
+    """The facts last seen for ``host``; None when none were kept (or the file is not ours to read)."""
+    try:
+        raw = json.loads(path_for(host, directory).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    facts = HostFacts.parse(raw)
+    when = raw.get("time") if isinstance(raw, dict) else None
+    if facts.sglang is None or not isinstance(when, int | float):
+        return None
+    return Seen(facts, float(when))
