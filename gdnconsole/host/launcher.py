@@ -101,8 +101,8 @@ def owner() -> str:
 
 
 def check_rules(session: HostSession, spec: LaunchSpec) -> RuleBreak | None:
-    """The first rule the argv breaks on this host's SGLang version, or None (its flag tells the UI
-    which field to open)."""
+    """The first rule the argv breaks on this host's SGLang version (the one SGLang stops at), or None;
+    its flag tells the UI which field to open, and its message counts the errors that come after it."""
     from gdnconsole.sglang import models, rules  # the flag tables load only when a launch is checked
 
     facts = session.facts
@@ -115,11 +115,16 @@ def check_rules(session: HostSession, spec: LaunchSpec) -> RuleBreak | None:
         gpus=facts.gpus,
         architecture=models.architecture_of(_model_of(spec)),
         env=spec.env,
+        gpu_memory_mb=facts.gpu_memory_mb,
     )
     if result.ok or not result.errors:
         return None
-    first = result.errors[0]
-    return RuleBreak(first.id, first.message, first.flag, first.source)
+    first, rest = result.errors[0], result.errors[1:]
+    message = first.message
+    if rest:
+        ids = ", ".join(f.id for f in rest)
+        message += f" (and {len(rest)} more once that is fixed: {ids}; `gdnconsole check` says each)"
+    return RuleBreak(first.id, message, first.flag, first.source)
 
 
 def _model_of(spec: LaunchSpec) -> str:

@@ -125,3 +125,23 @@ def test_the_journal_keeps_no_token_from_the_environment(tmp_path: Path) -> None
     [kept] = journal.attempts()
     assert kept.env["SGLANG_ENABLE_SPEC_V2"] == "1" and kept.env["HF_TOKEN"].startswith("<redacted:")
     assert restore_env(kept.env, env) == env  # a re-run from the journal gets the real values back
+
+
+def test_a_rejection_names_the_first_error_and_counts_the_others() -> None:
+    """The launch stops at the error SGLang stops at, and says how many come after it (the flag form and
+    `gdnconsole check` list them), so that a refused launch is not fixed one error per try."""
+    from types import SimpleNamespace
+
+    from gdnconsole.host.launcher import check_rules
+    from gdnconsole.host.state import HostFacts
+    from gdnconsole.sglang.launch import LaunchSpec
+
+    session = SimpleNamespace(
+        facts=HostFacts("0.5.11", "8.6", 2, 49140), host=SimpleNamespace(python="python3")
+    )
+    args = (
+        "--model-path", "Qwen/Qwen3.6-27B", "--tp-size", "3", "--dp-size", "2", "--enable-dp-attention",
+        "--speculative-algorithm", "NEXTN", "--speculative-eagle-topk", "4",
+    )  # fmt: skip
+    rule = check_rules(session, LaunchSpec(python=("python3",), args=args, env={}))  # type: ignore[arg-type]
+    assert rule is not None and " more once that is fixed: " in rule.message
