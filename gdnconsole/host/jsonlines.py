@@ -32,3 +32,14 @@ def append_json_line(path: Path, record: dict[str, Any]) -> None:
             if fh.read(1) != b"\n":
                 line = b"\n" + line
         fh.write(line)
+
+
+def write_private(path: Path, text: str) -> None:
+    """Write ``text`` to ``path``, readable by this user alone from its first byte (it may hold keys), and
+    whole: a reader never finds half of it."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        fh.write(text)
+    os.replace(partial, path)

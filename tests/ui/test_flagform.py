@@ -11,6 +11,7 @@ from textual.widgets import Input, Select, TextArea
 
 from gdnconsole.config import hosts as config_hosts
 from gdnconsole.config.hosts import Speculative
+from gdnconsole.host.journal import default_dir
 from gdnconsole.ui.dialogs.askname import AskNameScreen
 from gdnconsole.ui.dialogs.confirm import ConfirmScreen
 from gdnconsole.ui.screens.dashboard import DashboardScreen
@@ -184,6 +185,12 @@ async def test_copy_the_command_line(tmp_path: Path) -> None:
         await pilot.press("ctrl+o")
         assert app.clipboard == command(form).removeprefix("$ ")
         assert app.clipboard.startswith("env SGLANG_ENABLE_SPEC_V2=1 python3 -m sglang.launch_server ")
+        # The terminal may drop the clipboard write (tmux, SSH): the command is in a file too, ours alone.
+        written = default_dir() / f"{form.session.host.name}-command.sh"
+        assert await until(pilot, written.exists, 5)
+        assert written.read_text() == app.clipboard + "\n" and written.stat().st_mode & 0o777 == 0o600
+        said = [str(n.message) for n in app._notifications]
+        assert any("sent to the terminal clipboard" in m and str(written) in m for m in said), said
 
 
 async def test_mamba_flag_follows_the_hosts_sglang(tmp_path: Path) -> None:

@@ -27,12 +27,15 @@ from textual.widgets import Button, Input, Label, Select, Static, TextArea
 from gdnconsole.config.hosts import ConfigError, Profile
 from gdnconsole.config.writer import save_profile
 from gdnconsole.errors import EXPLAINED
+from gdnconsole.host import journal
 from gdnconsole.host.consolelog import record_bug
+from gdnconsole.host.jsonlines import write_private
 from gdnconsole.host.session import HostSession
 from gdnconsole.sglang import rules
 from gdnconsole.sglang.findings import Finding
 from gdnconsole.sglang.launch import launch_spec, redact, server_args
 from gdnconsole.sglang.profilerules import check_profile
+from gdnconsole.ui import clipboard
 from gdnconsole.ui.dialogs.askname import AskNameScreen
 from gdnconsole.ui.dialogs.confirm import ConfirmScreen
 from gdnconsole.ui.models import flagcheck
@@ -446,11 +449,23 @@ class FlagFormScreen(Screen[FormResult]):
         return self.parsed.profile
 
     def action_copy(self) -> None:
+        """The command line, to run it elsewhere: sent to the terminal's clipboard, which may drop it (tmux,
+        SSH), and written to a file beside the journal that nothing drops (0600: it has the real keys)."""
         profile = self._valid_profile()
         if profile is not None:
-            spec = launch_spec(profile, self.session.host.python)
-            self.app.copy_to_clipboard(command_text(spec, secrets=True))  # to run it: the real keys
-            self.notify("command line copied", timeout=2)
+            text = command_text(launch_spec(profile, self.session.host.python), secrets=True)
+            self._write_command(text, clipboard.send(self.app, text, "command line"))
+
+    @work(thread=True, group="form-copy")
+    def _write_command(self, text: str, sent: str) -> None:
+        path = journal.default_dir() / f"{self.session.host.name}-command.sh"
+        try:
+            write_private(path, text + "\n")
+        except OSError as exc:
+            said = f"{sent}; not written to {path}: {exc.strerror}"
+        else:
+            said = f"{sent}; also in {path}"
+        self.app.call_from_thread(self.notify, said, timeout=6)
 
     def action_save(self) -> None:
         profile = self._valid_profile()
