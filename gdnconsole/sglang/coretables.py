@@ -573,7 +573,10 @@ def check_server_args_0_5_11() -> list[Step]:
         nnodes_rule(S11("6774-6777")),
         pp_spec_0_5_11(S11("6785-6788")),
         multi_node_dp("0.5.11", S11("6790-6792")),
+        moe_dense_tp_rule("0.5.11", S11("6797-6801")),
         *chunk_page_rules(S11("6821-6826")),
+        priority_policy_rule(S11("6862-6866")),
+        conservativeness_rule(S11("6914-6916")),
     ]
 
 
@@ -583,5 +586,376 @@ def check_server_args_0_5_23() -> list[Step]:
         nnodes_rule(S23("177-181", "arg_groups/validation_hook.py")),
         *pp_spec_0_5_23(),
         multi_node_dp("0.5.23", S23("199-202", "arg_groups/validation_hook.py")),
+        moe_dense_tp_rule("0.5.23", S23("207-211", "arg_groups/validation_hook.py")),
         *chunk_page_rules(S23("241-246", "arg_groups/validation_hook.py")),
+        priority_policy_rule(S23("282-287", "arg_groups/validation_hook.py")),
+        conservativeness_rule(S23("314-316", "arg_groups/validation_hook.py")),
     ]
+
+
+# -- expert parallelism and MoE kernels ----------------------------------------------------------------------
+
+# The quantizations each MoE runner accepts (None: unquantized bf16).
+_CUTLASS_QUANTS = ("modelopt_fp4", "modelopt_fp8", "modelopt_mixed", None)
+_TRTLLM_QUANTS_0_5_11 = (
+    "modelopt_fp4",
+    "fp8",
+    "mxfp8",
+    "modelopt_fp8",
+    "modelopt_mixed",
+    "compressed-tensors",
+    None,
+)
+_TRTLLM_QUANTS_0_5_23 = (
+    "modelopt_fp4", "nvfp4_online", "fp8", "mxfp8", "modelopt_fp8", "modelopt_mixed", "compressed-tensors",
+    None,
+)  # fmt: skip
+_ROUTED_QUANTS_0_5_11 = ("fp8", "mxfp8", "modelopt_fp4", None)
+_ROUTED_QUANTS_0_5_23 = (
+    "fp8",
+    "mxfp8",
+    "modelopt_fp4",
+    "modelopt_mixed",
+    "nvfp4_online",
+    "minimax_m3_nvfp4",
+    None,
+)
+_CUTEDSL_QUANTS_0_5_11 = ("modelopt_fp4",)
+_CUTEDSL_QUANTS_0_5_23 = ("modelopt_fp4", "modelopt_mixed", "nvfp4_online")
+# MoE all-to-all backends that span the whole TP group: SGLang sets ep_size = tp_size for them.
+A2A_EP_SPANNING_0_5_11 = frozenset({"deepep", "mooncake", "nixl", "ascend_fuseep", "flashinfer", "mori"})
+A2A_EP_SPANNING_0_5_23 = frozenset(
+    {"megamoe", "deepep", "deepep_v2", "mooncake", "nixl", "ascend_fuseep", "flashinfer",
+     "flashinfer_megamoe", "mori", "pplx"}
+)  # fmt: skip
+MXFP8_RUNNERS_0_5_11 = ("cutlass", "flashinfer_trtllm", "flashinfer_trtllm_routed")
+MXFP8_RUNNERS_0_5_23 = (
+    "cutlass",
+    "deep_gemm",
+    "flashinfer_megamoe",
+    "flashinfer_trtllm",
+    "flashinfer_trtllm_routed",
+)
+
+
+def _quant_list(quants: tuple[str | None, ...]) -> str:
+    return ", ".join("bf16 (none)" if q is None else q for q in quants)
+
+
+def _moe_quant_rule(
+    id: str, runners: tuple[str, ...], quants: tuple[str | None, ...], text: str, source: str
+) -> Rule:
+    """A MoE runner that accepts only some quantizations (``Invalid quantization ...``)."""
+    return Rule(
+        id=id,
+        flags=("moe_runner_backend", "quantization"),
+        severity="error",
+        when=lambda c: c.moe_runner_backend in runners and c.quantization not in quants,
+        message=lambda c: (
+            f"SGLang would stop with AssertionError: --moe-runner-backend {c.moe_runner_backend} does not "
+            f"run {c.quantization or 'unquantized (bf16)'} weights; it takes {_quant_list(quants)}. "
+            "Fix: another --moe-runner-backend (auto, triton), or a checkpoint in one of those formats."
+        ),
+        source=source,
+        raises="AssertionError",
+        sglang_text=lambda c: f"Invalid quantization '{c.quantization}'. \n{text}",
+    )
+
+
+def _moe_ep_rule(id: str, runner: str, source: str) -> Rule:
+    return Rule(
+        id=id,
+        flags=("ep_size", "moe_runner_backend"),
+        severity="error",
+        when=lambda c: c.moe_runner_backend == runner and c.ep_size not in (1, c.tp_size),
+        message=lambda c: (
+            f"SGLang would stop with AssertionError: --moe-runner-backend {runner} needs the expert-parallel "
+            f"size to be 1 or the tensor-parallel size ({c.tp_size}), not {c.ep_size}. Fix: --ep-size "
+            f"{c.tp_size} or 1."
+        ),
+        source=source,
+        raises="AssertionError",
+        sglang_text=lambda c: "The expert parallel size must be 1 or the same as the tensor parallel size",
+    )
+
+
+def mxfp8_runner(allowed: tuple[str, ...], source: str) -> Resolve:
+    """mxfp8 checkpoints run on flashinfer_trtllm unless the runner is one that takes them."""
+    return Resolve(
+        "moe.mxfp8_runner",
+        lambda c: c.set(moe_runner_backend="flashinfer_trtllm"),
+        source,
+        lambda c: c.quantization == "mxfp8" and c.moe_runner_backend not in allowed,
+    )
+
+
+def moe_kernel_rules(version: str) -> list[Step]:
+    """``_handle_moe_kernel_config`` (511 server_args.py:2946-3036; 523 arg_groups/moe_hook.py:70-163 with
+    the quantization resolution of overrides.py:1449-1519), the ``SGLANG_CUTLASS_MOE`` variable aside."""
+    new = version != "0.5.11"
+
+    def src(lines511: str, lines523: str) -> str:
+        return S23(lines523, "arg_groups/moe_hook.py") if new else S11(lines511)
+
+    cutedsl_text = (
+        "FlashInfer CuteDSL MOE currently supports only: 'modelopt_fp4', 'modelopt_mixed' (with NVFP4 MoE "
+        "layers), 'nvfp4_online', or hybrid NVFP4 models."
+        if new
+        else "FlashInfer CuteDSL MOE currently supports only: 'modelopt_fp4'."
+    )
+    trtllm_text = (
+        "FlashInfer TRTLLM MOE supports only: 'modelopt_fp4', "
+        + ("'nvfp4_online', " if new else "")
+        + "'fp8', 'modelopt_fp8', 'modelopt_mixed', 'compressed-tensors', or bfloat16 (None)."
+    )
+    routed_text = (
+        "FlashInfer TRTLLM routed MOE supports only: 'fp8', 'mxfp8', 'modelopt_fp4', 'modelopt_mixed', "
+        "'nvfp4_online', 'minimax_m3_nvfp4', or bfloat16 (None)."
+        if new
+        else "FlashInfer TRTLLM routed MOE supports only: 'fp8', 'mxfp8', 'modelopt_fp4', or bfloat16 (None)."
+    )
+    cutedsl_a2a = ("none", "deepep", "flashinfer") if new else ("none", "deepep")
+    return [
+        mxfp8_runner(
+            MXFP8_RUNNERS_0_5_23 if new else MXFP8_RUNNERS_0_5_11,
+            S23("1489-1519", "arg_groups/overrides.py") if new else S11("2947-2960"),
+        ),
+        _moe_quant_rule(
+            "moe.flashinfer_cutlass_quantization",
+            ("flashinfer_cutlass",),
+            _CUTLASS_QUANTS,
+            "FlashInfer Cutlass MOE supports only: 'modelopt_fp4', 'modelopt_fp8', 'modelopt_mixed', or "
+            "bfloat16 (None).",
+            src("2962-2968", "80-88"),
+        ),
+        _moe_ep_rule("moe.flashinfer_cutlass_ep_size", "flashinfer_cutlass", src("2969-2972", "89-92")),
+        _moe_quant_rule(
+            "moe.flashinfer_cutedsl_quantization",
+            ("flashinfer_cutedsl",),
+            _CUTEDSL_QUANTS_0_5_23 if new else _CUTEDSL_QUANTS_0_5_11,
+            cutedsl_text,
+            src("2974-2977", "94-101"),
+        ),
+        _moe_ep_rule("moe.flashinfer_cutedsl_ep_size", "flashinfer_cutedsl", src("2978-2981", "102-105")),
+        Rule(
+            id="moe.flashinfer_cutedsl_a2a",
+            flags=("moe_a2a_backend", "moe_runner_backend"),
+            severity="error",
+            when=lambda c: (
+                c.moe_runner_backend == "flashinfer_cutedsl" and c.moe_a2a_backend not in cutedsl_a2a
+            ),
+            message=lambda c: (
+                f"SGLang would stop with AssertionError: --moe-runner-backend flashinfer_cutedsl works with "
+                f"--moe-a2a-backend {' or '.join(cutedsl_a2a)}, not {c.moe_a2a_backend}. Fix: one of those."
+            ),
+            source=src("2982-2988", "106-113"),
+            raises="AssertionError",
+            sglang_text=lambda c: (
+                "flashinfer_cutedsl supports moe_a2a_backend='none', 'deepep', or 'flashinfer', "
+                f"got '{c.moe_a2a_backend}'."
+                if new
+                else "flashinfer_cutedsl supports moe_a2a_backend='none' (standard path) or 'deepep' "
+                f"(DeepEP low-latency path), got '{c.moe_a2a_backend}'."
+            ),
+        ),
+        _moe_quant_rule(
+            "moe.flashinfer_trtllm_quantization",
+            ("flashinfer_trtllm", "experimental_sgl_trtllm") if new else ("flashinfer_trtllm",),
+            _TRTLLM_QUANTS_0_5_23 if new else _TRTLLM_QUANTS_0_5_11,
+            trtllm_text,
+            src("2994-3003", "123-136"),
+        ),
+        _moe_quant_rule(
+            "moe.flashinfer_trtllm_routed_quantization",
+            ("flashinfer_trtllm_routed",),
+            _ROUTED_QUANTS_0_5_23 if new else _ROUTED_QUANTS_0_5_11,
+            routed_text,
+            src("3009-3015", "137-148"),
+        ),
+        Rule(
+            id="moe.cutlass_fp8_ep_size",
+            flags=("ep_size", "moe_runner_backend"),
+            severity="error",
+            when=lambda c: (
+                c.moe_runner_backend == "cutlass" and c.quantization in ("fp8", "mxfp8") and c.ep_size != 1
+            ),
+            message=lambda c: (
+                f"SGLang would stop with AssertionError: the cutlass MoE runner with {c.quantization} "
+                f"weights runs without expert parallelism (--ep-size {c.ep_size}). Fix: --ep-size 1, or "
+                "another --moe-runner-backend."
+            ),
+            source=src("3030-3036", "155-163"),
+            raises="AssertionError",
+            sglang_text=lambda c: "FP8/MXFP8 Cutlass MoE is only supported with ep_size == 1",
+        ),
+    ]
+
+
+def a2a_rules(version: str) -> list[Step]:
+    """``_handle_a2a_moe`` (511 server_args.py:3054-3125; 523 arg_groups/moe_hook.py:284-540 with
+    overrides.py:1611-1620): the all-to-all backends that span the TP group set ep_size = tp_size; FlashInfer
+    all-to-all needs its runners (and, on 0.5.23, attention DP over the whole TP group first)."""
+    new = version != "0.5.11"
+    spanning = A2A_EP_SPANNING_0_5_23 if new else A2A_EP_SPANNING_0_5_11
+    runners = (
+        (
+            "flashinfer_cutlass",
+            "flashinfer_cutedsl",
+            "flashinfer_trtllm",
+            "flashinfer_trtllm_routed",
+            "deep_gemm",
+        )
+        if new
+        else ("flashinfer_cutlass",)
+    )
+    steps: list[Step] = [
+        Rule(
+            id="moe.a2a_sets_ep_size",
+            flags=("ep_size", "moe_a2a_backend"),
+            severity="notice",
+            when=lambda c: c.moe_a2a_backend in spanning and c.ep_size != c.tp_size,
+            message=lambda c: (
+                f"SGLang would set the expert-parallel size to the tensor-parallel size ({c.tp_size}): "
+                f"--moe-a2a-backend {c.moe_a2a_backend} spans the whole TP group"
+                + (f" (--ep-size {c.ep_size} is overridden)." if "ep_size" in c.given else ".")
+            ),
+            source=S23("1611-1620", "arg_groups/overrides.py") if new else S11("3055-3111"),
+            then=lambda c: c.set(ep_size=c.tp_size),
+        ),
+    ]
+    if new:
+        steps.append(
+            Rule(
+                id="moe.flashinfer_a2a_attn_dp",
+                flags=("moe_a2a_backend", "attn_dp_size", "tp_size"),
+                severity="error",
+                when=lambda c: (
+                    c.moe_a2a_backend == "flashinfer" and not (c.dp_attention and c.attn_dp_size == c.tp_size)
+                ),
+                message=lambda c: (
+                    "SGLang 0.5.23 would stop with AssertionError: --moe-a2a-backend flashinfer needs "
+                    f"attention DP over the whole TP group (--attn-dp-size equal to --tp, {c.tp_size}). Fix: "
+                    f"--attn-dp-size {c.tp_size}, or another --moe-a2a-backend."
+                ),
+                source=S23("473-484", "arg_groups/moe_hook.py"),
+                raises="AssertionError",
+                sglang_text=lambda c: (
+                    "Flashinfer MoE A2A requires --attn-dp-size equal to --tp-size, except for Muse Spark "
+                    "TP4/EP4 or TP8/EP8 prefill sequence parallelism."
+                ),
+            )
+        )
+    steps.append(
+        Rule(
+            id="moe.flashinfer_a2a_runner",
+            flags=("moe_a2a_backend", "moe_runner_backend"),
+            severity="error",
+            when=lambda c: c.moe_a2a_backend == "flashinfer" and c.moe_runner_backend not in runners,
+            message=lambda c: (
+                f"SGLang would stop with AssertionError: --moe-a2a-backend flashinfer runs with "
+                f"--moe-runner-backend {' or '.join(runners)}, not {c.moe_runner_backend}. Fix: "
+                f"--moe-runner-backend {runners[0]}."
+            ),
+            source=S23("531-541", "arg_groups/moe_hook.py") if new else S11("3106-3108"),
+            raises="AssertionError",
+            sglang_text=lambda c: (
+                "FlashInfer MoE A2A is supported with flashinfer_cutlass, flashinfer_cutedsl, "
+                "flashinfer_trtllm, flashinfer_trtllm_routed, or deep_gemm."
+                if new
+                else "Flashinfer MoE A2A is only supported with flashinfer_cutlass moe runner backend"
+            ),
+        )
+    )
+    return steps
+
+
+def eplb_rule(version: str, source: str) -> Rule:
+    """``_handle_eplb_and_dispatch``: EPLB balances experts across EP ranks, a bare assert (511
+    server_args.py:3139-3140; 523 parallel_hook.py:790-791, an elastic "scale" join aside)."""
+    return Rule(
+        id="moe.eplb_needs_ep",
+        flags=("enable_eplb", "ep_size"),
+        severity="error",
+        when=lambda c: bool(c.enable_eplb) and c.ep_size <= 1,
+        message=lambda c: (
+            f"SGLang {version} would stop with a bare AssertionError: --enable-eplb balances experts across "
+            f"expert-parallel ranks, and the expert-parallel size is {c.ep_size}. Fix: --ep-size above 1 "
+            "(e.g. equal to --tp), or no --enable-eplb."
+        ),
+        source=source,
+        raises="AssertionError",
+        sglang_text=lambda c: "",
+    )
+
+
+def moe_rules(version: str) -> list[Step]:
+    """MoE configuration in SGLang's order: kernels, all-to-all, EPLB."""
+    eplb_source = S11("3139-3140") if version == "0.5.11" else S23("790-791", "arg_groups/parallel_hook.py")
+    unquant = Resolve(
+        "moe.unquant",
+        lambda c: c.set(quantization=None),
+        S11("815-817") if version == "0.5.11" else S23("695-697", "arg_groups/serving_hook.py"),
+        lambda c: c.quantization == "unquant",
+    )
+    return [unquant, *moe_kernel_rules(version), *a2a_rules(version), eplb_rule(version, eplb_source)]
+
+
+# -- memory and scheduling checks of check_server_args -------------------------------------------------------
+
+
+def moe_dense_tp_rule(version: str, source: str) -> Rule:
+    new = version != "0.5.11"
+    return Rule(
+        id="moe.dense_tp_size",
+        flags=("moe_dense_tp_size",),
+        severity="error",
+        when=lambda c: c.moe_dense_tp_size not in ((None, 1, c.tp_size) if new else (None, 1)),
+        message=lambda c: (
+            f"SGLang would stop with AssertionError: --moe-dense-tp-size {c.moe_dense_tp_size} is not "
+            f"supported; it takes 1{' or the tensor-parallel size (' + str(c.tp_size) + ')' if new else ''}. "
+            "Fix: --moe-dense-tp-size 1, or leave it unset."
+        ),
+        source=source,
+        raises="AssertionError",
+        sglang_text=lambda c: (
+            "moe_dense_tp_size only supports None, 1, or tp_size currently"
+            if new
+            else "moe_dense_tp_size only support 1 and None currently"
+        ),
+    )
+
+
+def priority_policy_rule(source: str) -> Rule:
+    return Rule(
+        id="schedule.priority_policy",
+        flags=("schedule_policy", "enable_priority_scheduling"),
+        severity="error",
+        when=lambda c: bool(c.enable_priority_scheduling) and c.schedule_policy not in ("fcfs", "lof"),
+        message=lambda c: (
+            f"SGLang would stop with AssertionError: priority scheduling works with --schedule-policy fcfs "
+            f"or lof, not {c.schedule_policy}. Fix: one of those, or no --enable-priority-scheduling."
+        ),
+        source=source,
+        raises="AssertionError",
+        sglang_text=lambda c: (
+            "To use priority scheduling, schedule_policy must be 'fcfs' or 'lof'. "
+            f"'{c.schedule_policy}' is not supported."
+        ),
+    )
+
+
+def conservativeness_rule(source: str) -> Rule:
+    return Rule(
+        id="schedule.conservativeness_negative",
+        flags=("schedule_conservativeness",),
+        severity="error",
+        when=lambda c: c.schedule_conservativeness < 0,
+        message=lambda c: (
+            "SGLang would stop with AssertionError: --schedule-conservativeness "
+            f"{c.schedule_conservativeness} is negative. Fix: 0 or more (1.0 is the default; lower "
+            "admits requests more eagerly)."
+        ),
+        source=source,
+        raises="AssertionError",
+        sglang_text=lambda c: "schedule_conservativeness must be non-negative",
+    )

@@ -175,6 +175,15 @@ DEFAULTS: dict[str, Any] = {
     "disaggregation_mode": "null",
     "enable_mixed_chunk": False,
     "kv_cache_dtype": "auto",
+    "quantization": None,
+    "moe_runner_backend": "auto",
+    "moe_a2a_backend": "none",
+    "deepep_mode": "auto",
+    "enable_eplb": False,
+    "moe_dense_tp_size": None,
+    "schedule_policy": "fcfs",
+    "enable_priority_scheduling": False,
+    "schedule_conservativeness": 1.0,
 }
 
 # 0.5.11's parser stores the long spellings; SGLang copies them to the short names (server_args.py:6677-6683).

@@ -791,6 +791,7 @@ TABLE_0_5_11: tuple[Step, ...] = (
     core.linear_attn_flashinfer_sm100(S11("2855-2888")),
     core.dp_attention_off_0_5_11(),
     *core.dp_attention_rules("0.5.11", S11("2933-2940"), "dp_size"),
+    *core.moe_rules("0.5.11"),  # _handle_moe_kernel_config, _handle_a2a_moe, _handle_eplb_and_dispatch
     core.pp_disables_overlap(S11("3175-3180")),
     *_speculative_0_5_11(),
     *core.check_server_args_0_5_11(),
@@ -1145,6 +1146,7 @@ TABLE_0_5_23: tuple[Step, ...] = (
     *_attention_0_5_23(),
     core.linear_attn_flashinfer_sm100(S23("281-345", "arg_groups/attention_hook.py")),
     *core.dp_attention_rules("0.5.23", S23("313-333", "arg_groups/parallel_hook.py"), "attn_dp_size"),
+    *core.moe_rules("0.5.23"),  # pipeline.py: handle_moe_kernel_config .. handle_eplb_and_dispatch
     core.pp_disables_overlap(S23("1624-1628", "arg_groups/overrides.py")),
     *_speculative_0_5_23(),
     *core.check_server_args_0_5_23(),

@@ -414,3 +414,78 @@ def test_dflash_counts_as_topk_one_on_blackwell_in_0_5_23() -> None:
     argv = [*HYBRID, "--tp", "1", "--speculative-algorithm", "DFLASH", "--speculative-draft-model-path", "d",
             "--mamba-radix-cache-strategy", "no_buffer", "--disable-overlap-schedule"]  # fmt: skip
     assert first(argv, "0.5.23", "10.0")[0] == "mamba.no_buffer_page_size"  # trtllm_mha's 64-token pages
+
+
+# -- expert parallelism and MoE kernels, memory and scheduling (issue 17, measured with --moe) ---------------
+
+MOE = ["--model-path", "Qwen/Qwen3-30B-A3B", "--tp", "4"]
+
+
+def test_moe_runners_take_only_their_quantizations_and_ep_sizes() -> None:
+    for sglang, line in (("0.5.11", "2962-2968"), ("0.5.23", "80-88")):
+        error = run(
+            [*MOE, "--moe-runner-backend", "flashinfer_cutlass", "--quantization", "awq"], sglang
+        ).errors[0]
+        assert (error.id, error.flag, error.raises) == (
+            "moe.flashinfer_cutlass_quantization",
+            "--moe-runner-backend",
+            "AssertionError",
+        )
+        assert error.sglang_text.startswith("Invalid quantization 'awq'. \nFlashInfer Cutlass MOE")
+        assert line in error.source
+        ep = run([*MOE, "--moe-runner-backend", "flashinfer_cutlass", "--ep", "2"], sglang).errors[0]
+        assert ep.id == "moe.flashinfer_cutlass_ep_size" and ep.flag == "--ep"
+        assert run([*MOE, "--moe-runner-backend", "flashinfer_cutlass", "--ep-size", "4"], sglang).ok
+    # cutedsl: 0.5.11 takes only modelopt_fp4; bf16 (no --quantization) is refused on both
+    assert first([*MOE, "--moe-runner-backend", "flashinfer_cutedsl"], "0.5.11")[0] == (
+        "moe.flashinfer_cutedsl_quantization"
+    )
+    fp8 = [*MOE, "--moe-runner-backend", "cutlass", "--quantization", "fp8", "--ep-size", "2"]
+    assert first(fp8, "0.5.23")[0] == "moe.cutlass_fp8_ep_size"
+    # mxfp8 moves an unsuitable runner to flashinfer_trtllm, which takes mxfp8
+    assert run([*MOE, "--moe-runner-backend", "triton", "--quantization", "mxfp8"], "0.5.11").ok
+
+
+def test_a2a_backends_set_ep_to_tp_and_flashinfer_a2a_needs_its_runner() -> None:
+    deepep = run([*MOE, "--moe-a2a-backend", "deepep", "--ep-size", "2", "--enable-eplb"], "0.5.11")
+    assert deepep.ok and "moe.a2a_sets_ep_size" in notice_ids(deepep)
+    flashinfer = [*MOE, "--moe-a2a-backend", "flashinfer"]
+    error = run(flashinfer, "0.5.11").errors[0]
+    assert (error.id, error.sglang_text) == (
+        "moe.flashinfer_a2a_runner",
+        "Flashinfer MoE A2A is only supported with flashinfer_cutlass moe runner backend",
+    )
+    assert run([*flashinfer, "--moe-runner-backend", "flashinfer_cutlass"], "0.5.11").ok
+    # 0.5.23 first asks for attention DP over the whole TP group, then widens the runners
+    assert first(flashinfer, "0.5.23")[0] == "moe.flashinfer_a2a_attn_dp"
+    dp = [*flashinfer, "--attn-dp-size", "4"]
+    assert first(dp, "0.5.23")[0] == "moe.flashinfer_a2a_runner"
+    assert run([*dp, "--moe-runner-backend", "deep_gemm"], "0.5.23").ok
+
+
+def test_eplb_needs_expert_parallelism() -> None:
+    for sglang in ("0.5.11", "0.5.23"):
+        assert first([*MOE, "--enable-eplb"], sglang) == (
+            "moe.eplb_needs_ep",
+            "--enable-eplb",
+            "AssertionError",
+        )
+        assert run([*MOE, "--enable-eplb", "--ep-size", "2"], sglang).ok
+
+
+def test_scheduling_checks_of_check_server_args() -> None:
+    for sglang in ("0.5.11", "0.5.23"):
+        error = run([*QWEN3, "--schedule-conservativeness", "-0.5"], sglang).errors[0]
+        assert (error.id, error.sglang_text) == (
+            "schedule.conservativeness_negative",
+            "schedule_conservativeness must be non-negative",
+        )
+        priority = [*QWEN3, "--enable-priority-scheduling", "--schedule-policy", "lpm"]
+        assert first(priority, sglang)[0] == "schedule.priority_policy"
+        assert run([*QWEN3, "--enable-priority-scheduling", "--schedule-policy", "lof"], sglang).ok
+        # memory flags out of range pass SGLang's argument processing (they fail later, if at all)
+        assert run([*QWEN3, "--mem-fraction-static", "1.2", "--max-running-requests", "0"], sglang).ok
+    # moe_dense_tp_size: 0.5.23 also takes the TP size
+    assert first([*MOE, "--moe-dense-tp-size", "4"], "0.5.11")[0] == "moe.dense_tp_size"
+    assert run([*MOE, "--moe-dense-tp-size", "4"], "0.5.23").ok
+    assert first([*MOE, "--moe-dense-tp-size", "2"], "0.5.23")[0] == "moe.dense_tp_size"

@@ -108,10 +108,12 @@ def _maybe(rng: random.Random, p: float, *tokens: str) -> list[str]:
     return list(tokens) if rng.random() < p else []
 
 
-def generate(sglang: str, count: int, seed: int, *, wide: bool = False) -> list[Case]:
+def generate(sglang: str, count: int, seed: int, *, wide: bool = False, moe: bool = False) -> list[Case]:
     """``count`` command lines an operator might try: parallelism, pages and chunks, backends, memory and
     scheduling, speculative decoding and mamba options, with some typos. Deterministic for a seed.
-    ``wide`` adds draft models, DFLASH/EAGLE3, CUDA graph, compile, quantization and kernel flags."""
+    ``wide`` adds draft models, DFLASH/EAGLE3, CUDA graph, compile, quantization and kernel flags;
+    ``moe`` adds expert parallelism (EP size, all-to-all and MoE runner backends, EPLB) on MoE models
+    and memory and scheduling flags (with out-of-range values) on every model."""
     rng = random.Random(seed)
     new = tuple(int(p) for p in sglang.split(".")[:3]) >= (0, 5, 14)
     mamba = "--mamba-radix-cache-strategy" if new else "--mamba-scheduler-strategy"
@@ -119,7 +121,63 @@ def generate(sglang: str, count: int, seed: int, *, wide: bool = False) -> list[
     if wide:
         more = random.Random(seed + 1_000_003)
         cases = [Case(c.persona, _wide_model(more, c.model), (*c.flags, *_wide(more, new))) for c in cases]
+    if moe:
+        extra = random.Random(seed + 2_000_003)
+        cases = [_moe_case(extra, c, new) for c in cases]
     return cases
+
+
+MOE_MODELS = ("qwen3-moe", "deepseek-v3")
+
+
+def _moe_case(rng: random.Random, case: Case, new: bool) -> Case:
+    """Half the lines move to a MoE model and get expert-parallel flags; all get memory/scheduling ones."""
+    model, flags = case.model, list(case.flags)
+    if rng.random() < 0.5:
+        model = rng.choice(MOE_MODELS)
+        flags += _moe(rng, new)
+    return Case(case.persona, model, (*flags, *_memory(rng, new)))
+
+
+def _moe(rng: random.Random, new: bool) -> list[str]:
+    out: list[str] = []
+    ep = rng.choice(["--ep-size", "--expert-parallel-size", "--ep"])
+    out += _maybe(rng, 0.6, ep, str(rng.choice([1, 2, 4, 8])))
+    # 0.5.23's deepep_v2 and megamoe are left out: their checks are per-rank token budgets from environment
+    # variables and per-architecture tables that the checker does not model (README-agreement.md).
+    a2a = ["none", "deepep", "mooncake", "flashinfer"]
+    out += _maybe(rng, 0.35, "--moe-a2a-backend", rng.choice(a2a))
+    runners = ["auto", "triton", "deep_gemm", "cutlass", "flashinfer_cutlass", "flashinfer_trtllm",
+               "flashinfer_trtllm_routed", "flashinfer_cutedsl", "triton_kernel"]  # fmt: skip
+    out += _maybe(rng, 0.35, "--moe-runner-backend", rng.choice(runners))
+    out += _maybe(rng, 0.15, "--deepep-mode", rng.choice(["auto", "normal", "low_latency"]))
+    out += _maybe(rng, 0.15, "--enable-eplb")
+    out += _maybe(rng, 0.2, "--quantization", rng.choice(["fp8", "modelopt_fp4", "mxfp8", "awq"]))
+    out += _maybe(rng, 0.1, "--moe-dense-tp-size", str(rng.choice([1, 2])))
+    out += _maybe(rng, 0.1, "--enable-dp-lm-head")
+    out += _maybe(rng, 0.05, "--disable-shared-experts-fusion")
+    return out
+
+
+def _memory(rng: random.Random, new: bool) -> list[str]:
+    out: list[str] = []
+    out += _maybe(rng, 0.15, "--mem-fraction-static", str(rng.choice([0.5, 0.88, 0.95, 1.2, 0, -0.1])))
+    out += _maybe(rng, 0.12, "--max-running-requests", str(rng.choice([1, 16, 0, -1])))
+    out += _maybe(rng, 0.12, "--max-total-tokens", str(rng.choice([4096, 100000, 0, -1])))
+    out += _maybe(rng, 0.12, "--chunked-prefill-size", str(rng.choice([-1, 0, 512, 1000, 16384])))
+    out += _maybe(rng, 0.1, "--max-prefill-tokens", str(rng.choice([1024, 16384, 0])))
+    policies = ["fcfs", "lpm", "random", "dfs-weight", "lof", "priority"]
+    out += _maybe(rng, 0.12, "--schedule-policy", rng.choice(policies))
+    out += _maybe(rng, 0.08, "--enable-priority-scheduling")
+    out += _maybe(rng, 0.1, "--schedule-conservativeness", str(rng.choice([0.3, 1.5, 0, -0.5])))
+    bs = "--cuda-graph-bs" + ("-decode" if new else "")
+    out += _maybe(rng, 0.08, bs, *rng.choice([["1", "2", "4"], ["8", "16"], ["0", "4"]]))
+    graph_max = "--cuda-graph-max-bs" + ("-decode" if new and rng.random() < 0.7 else "")
+    out += _maybe(rng, 0.08, graph_max, str(rng.choice([8, 64, 0])))
+    out += _maybe(rng, 0.1, "--disable-radix-cache")
+    out += _maybe(rng, 0.08, "--enable-mixed-chunk")
+    out += _maybe(rng, 0.05, "--disable-chunked-prefix-cache")
+    return out
 
 
 def _wide_model(rng: random.Random, model: str) -> str:
@@ -430,6 +488,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--wide", action="store_true", help="also draft models, graphs, kernels (see generate)"
     )
+    parser.add_argument(
+        "--moe", action="store_true", help="also expert parallelism and memory/scheduling flags"
+    )
     parser.add_argument("--json", help="also write the counts and disagreements here")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--persona", choices=list(PERSONAS), help=argparse.SUPPRESS)
@@ -438,7 +499,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.path[:0] = [*args.extra_path, args.wheel]
         worker(args.sglang, args.persona)
         return 0
-    cases = generate(args.sglang, args.count, args.seed, wide=args.wide)
+    cases = generate(args.sglang, args.count, args.seed, wide=args.wide, moe=args.moe)
     with tempfile.TemporaryDirectory(prefix="gdn-agree-") as tmp:
         models = Path(tmp)
         write_models(models)
