@@ -37,6 +37,26 @@ def test_command_lines_are_seeded_and_in_the_versions_spelling() -> None:
     assert "--mamba-radix-cache-strategy" in flags and "--attn-dp-size" in flags
 
 
+def test_moe_lines_put_expert_flags_on_moe_models_only() -> None:
+    agreement = tool()
+    plain, moe, again = (
+        agreement.generate("0.5.23", 200, 5),
+        agreement.generate("0.5.23", 200, 5, moe=True),
+        agreement.generate("0.5.23", 200, 5, moe=True),
+    )
+    assert moe == again and [c.persona for c in moe] == [c.persona for c in plain]
+    expert = ("--moe-a2a-backend", "--moe-runner-backend", "--enable-eplb", "--moe-dense-tp-size")
+    for case in moe:
+        if any(flag in case.flags for flag in expert):
+            assert case.model in agreement.MOE_MODELS, case
+    flags = {word for case in moe for word in case.flags if word.startswith("--")}
+    assert {"--schedule-conservativeness", "--enable-priority-scheduling", "--mem-fraction-static"} <= flags
+    assert {"--ep", "--expert-parallel-size", "--cuda-graph-bs-decode"} <= flags
+    assert "--cuda-graph-bs" not in flags  # 0.5.23 has only the -decode/-prefill spellings
+    old = {w for c in agreement.generate("0.5.11", 200, 5, moe=True) for w in c.flags if w.startswith("--")}
+    assert "--cuda-graph-bs" in old
+
+
 def test_counting() -> None:
     agreement = tool()
     cases = agreement.generate("0.5.11", 4, 1)
@@ -103,7 +123,8 @@ PREPARED = os.environ.get("GDN_SGLANG_DIR")  # what tests/tools/sglang_venv.sh m
 
 @pytest.mark.skipif(not PREPARED, reason="set GDN_SGLANG_DIR to a folder made by tests/tools/sglang_venv.sh")
 @pytest.mark.parametrize("version", ["0.5.11", "0.5.23"])
-def test_agreement_with_real_sglang(version: str, tmp_path: Path) -> None:
+@pytest.mark.parametrize("moe", [False, True], ids=["plain", "moe"])
+def test_agreement_with_real_sglang(version: str, moe: bool, tmp_path: Path) -> None:
     """The measured agreement stays whole on a seeded set: a rule change that breaks it shows here."""
     prepared = Path(str(PREPARED))
     wheel = prepared / ("u" + version.replace(".", "")[1:])
@@ -113,6 +134,7 @@ def test_agreement_with_real_sglang(version: str, tmp_path: Path) -> None:
     result = run_tool(
         *("--sglang", version, "--wheel", str(wheel), "--python", python, *extra),
         *("--count", "60", "--json", str(out)),
+        *(["--moe"] if moe else []),
     )
     assert result.returncode == 0, result.stderr
     counts = json.loads(out.read_text())["counts"]
