@@ -60,7 +60,8 @@ async def test_every_dialog_has_its_own_key_bar(tmp_path: Path) -> None:
 
 
 async def test_toasts_stay_off_the_last_log_rows_and_with_their_host(tmp_path: Path) -> None:
-    """A crash lands on the last log rows: toasts show at the top, go with their tab, and are short."""
+    """A crash lands on the last log rows, the GPU rows end in their figures: toasts show over the top of
+    the log, go with their tab, and are short."""
     sessions = [serving_session(tmp_path), crashed_session(tmp_path)]
     app = DashboardApp(sessions, start=False, clock=fixed_clock)
     async with app.run_test(size=SIZE, notifications=True) as pilot:
@@ -69,7 +70,9 @@ async def test_toasts_stay_off_the_last_log_rows_and_with_their_host(tmp_path: P
         await settle(pilot)
         [toast] = app.screen.query(Toast)
         view = app.dashboard.host_pane(0).log_pane.view.region
-        assert toast.region.bottom <= view.y + 4, (toast.region, view)  # the top rows, not the last
+        gpus = app.dashboard.host_pane(0).gpu_panel.region
+        assert toast.region.y >= view.y and toast.region.y >= gpus.bottom, (toast.region, view, gpus)
+        assert toast.region.bottom <= view.bottom - 4, (toast.region, view)  # the top rows, not the last
         [notification] = app._notifications
         assert notification.timeout <= 12
         await pilot.press("2")

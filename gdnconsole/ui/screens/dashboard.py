@@ -19,9 +19,11 @@ from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
+from textual.css.query import NoMatches
 from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import ContentSwitcher
+from textual.widgets._toast import ToastRack  # the screen's own rack: placed over the log
 from textual.worker import Worker
 
 from gdnconsole.config.hosts import Profile
@@ -197,6 +199,7 @@ class DashboardScreen(Screen[None]):
             for pane in self.query(LogPane):
                 pane.set_class(narrow, "-no-timeline")
         self.set_class(event.size.height < SHORT, "-short")
+        self.call_after_refresh(self._place_toasts)
         if self.overview is not None:
             self.call_after_refresh(self.overview.repaint)  # its columns fit the new width
 
@@ -319,6 +322,20 @@ class DashboardScreen(Screen[None]):
         pane = self.panes[index]
         pane.launch_note = self._launch_note(index)
         pane.refresh_host()
+        self.call_after_refresh(self._place_toasts)  # the GPU panel's height follows the GPUs listed
+
+    def _place_toasts(self) -> None:
+        """Toasts over the top right of the log's lines, its oldest rows on screen: not over the GPU rows'
+        figures, the timeline's verdict, nor the log's last rows, where a crash lands."""
+        try:
+            rack = self.get_child_by_type(ToastRack)
+        except NoMatches:
+            return
+        view = self.panes[self.active_index].log_pane.view.region
+        top, right = max(1, view.y), max(0, self.size.width - view.right)
+        if rack.styles.margin.top != top or rack.styles.padding.right != right:
+            rack.styles.margin = (top, 0, 0, 0)
+            rack.styles.padding = (0, right, 0, 0)  # a docked rack keeps its width: padded, not narrowed
 
     # -- tabs ------------------------------------------------------------------------------------------
 
