@@ -866,7 +866,53 @@ def a2a_rules(version: str) -> list[Step]:
             ),
         )
     )
+    steps.append(mori_chunk_rule(version))
     return steps
+
+
+def _mori_limit(c: Ctx) -> int:
+    try:
+        return int(c.env.get("SGLANG_MORI_NUM_MAX_DISPATCH_TOKENS_PER_RANK", 4096))
+    except ValueError:
+        return 4096
+
+
+def mori_chunk_rule(version: str) -> Rule:
+    """MoRI dispatches at most SGLANG_MORI_NUM_MAX_DISPATCH_TOKENS_PER_RANK tokens per rank: the chunked
+    prefill size (after the attention-DP division) must fit (511 server_args.py:3120-3125; 523
+    arg_groups/moe_hook.py:563-573). With the GPU's memory unknown, an error only if every size fails."""
+    new = version != "0.5.11"
+
+    def sizes(c: Ctx) -> list[int]:
+        if c.moe_a2a_backend != "mori" or c.disaggregation_mode == "decode":
+            return []
+        return [size for size in c.chunked_prefill_candidates if size > 0]
+
+    def every(c: Ctx) -> bool:
+        positive = sizes(c)
+        return bool(positive) and all(size > _mori_limit(c) for size in positive)
+
+    return Rule(
+        id="moe.mori_dispatch_tokens",
+        flags=("moe_a2a_backend", "chunked_prefill_size"),
+        severity="error",
+        when=every,
+        message=lambda c: (
+            f"SGLang would stop with AssertionError: --moe-a2a-backend mori dispatches at most "
+            f"{_mori_limit(c)} tokens per rank (SGLANG_MORI_NUM_MAX_DISPATCH_TOKENS_PER_RANK), and the "
+            f"chunked prefill size is {_sizes(sizes(c))}{_why_chunk(c)}. Fix: --chunked-prefill-size "
+            f"{_mori_limit(c)} or less, or raise that variable."
+        ),
+        source=S23("563-573", "arg_groups/moe_hook.py") if new else S11("3120-3125"),
+        raises="AssertionError",
+        sglang_text=lambda c: (
+            "SGLANG_MORI_NUM_MAX_DISPATCH_TOKENS_PER_RANK (default 4096) must be >= the per-rank MoRI "
+            "dispatch tokens (chunked_prefill_size by default)"
+            if new
+            else "SGLANG_MORI_NUM_MAX_DISPATCH_TOKENS_PER_RANK (default 4096) must be larger or equal to "
+            "chunked_prefill_size"
+        ),
+    )
 
 
 def eplb_rule(version: str, source: str) -> Rule:

@@ -489,3 +489,18 @@ def test_scheduling_checks_of_check_server_args() -> None:
     assert first([*MOE, "--moe-dense-tp-size", "4"], "0.5.11")[0] == "moe.dense_tp_size"
     assert run([*MOE, "--moe-dense-tp-size", "4"], "0.5.23").ok
     assert first([*MOE, "--moe-dense-tp-size", "2"], "0.5.23")[0] == "moe.dense_tp_size"
+
+
+def test_mori_dispatch_budget_holds_the_chunk_after_dp_division() -> None:
+    mori = [*MOE, "--moe-a2a-backend", "mori", "--chunked-prefill-size", "8192"]
+    for sglang in ("0.5.11", "0.5.23"):
+        error = run(mori, sglang).errors[0]
+        assert (error.id, error.raises) == ("moe.mori_dispatch_tokens", "AssertionError")
+        assert error.sglang_text.startswith("SGLANG_MORI_NUM_MAX_DISPATCH_TOKENS_PER_RANK (default 4096)")
+        limit = {"SGLANG_MORI_NUM_MAX_DISPATCH_TOKENS_PER_RANK": "8192"}
+        assert run(mori, sglang, env=limit).ok
+        assert run([*mori, "--chunked-prefill-size", "-1"], sglang).ok  # chunked prefill off
+    # the DP division comes first: 8192 // 2 fits
+    assert run([*mori, "--dp", "2", "--enable-dp-attention"], "0.5.11").ok
+    # the size picked from the GPU's memory: 8192 on an 80 GB card
+    assert not run([*MOE, "--moe-a2a-backend", "mori"], "0.5.11", "9.0", gpu_memory_mb=81559).ok
