@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -80,10 +78,8 @@ def test_long_lines_are_cropped_not_stalled(tmp_path: object) -> None:
     log.write_text(huge + "\nnext\n")
     doc = LogDocument(log)
     doc.build_index()
-    start = time.perf_counter()
     first, second = doc.read([0, 1])
     strip = render_row(first, PALETTE, width=100, x=500, tag_width=3)
-    elapsed = time.perf_counter() - start
     assert strip.cell_length == 100 and second.body == "next"
-    assert first.rank == "TP0" and len(first.raw) < 100_000  # capped for display and copy
-    assert elapsed < 5  # generous: a regex over 1 MB per line would still pass; the cap is checked above
+    # Capped for display and copy: what a row costs is bounded (bench/bench_giant_line.py times it).
+    assert first.rank == "TP0" and len(first.raw) < 100_000

@@ -265,14 +265,17 @@ async def test_a_hanging_request_is_cancelled_with_esc(tmp_path: Path, reasoning
 async def test_a_burst_of_four(tmp_path: Path, reasoning_server: Any) -> None:
     async with live(tmp_path, reasoning_server, tokens_per_s=40.0) as (pilot, app, session, screen):
         screen.query_one("#pf-burst", Input).value = "4"
-        progress: list[str] = []
+        progress: list[str] = []  # every text the status line is given, in order (no poll can miss one)
+        status = screen.query_one("#burst-status", Static)
+        update = status.update
 
-        def finished() -> bool:
-            progress.append(shown(screen, "#burst-status"))
-            return screen.running is None
+        def record(content: Any = "", *, layout: bool = True) -> None:
+            progress.append(plain(content))
+            update(content, layout=layout)
 
+        status.update = record  # type: ignore[method-assign]
         send_key(app, "ctrl+g")
-        assert await until(pilot, lambda: screen.started == 1 and finished(), 30)
+        assert await until(pilot, lambda: screen.started == 1 and screen.running is None, 30)
         assert screen.has_class("-burst") and not screen.answer.display
         await files_done(pilot)
         assert any(line.startswith("◐ ") and " of 4 done · " in line for line in progress), progress
