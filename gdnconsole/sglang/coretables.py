@@ -718,7 +718,7 @@ def moe_kernel_rules(version: str) -> list[Step]:
     return [
         mxfp8_runner(
             MXFP8_RUNNERS_0_5_23 if new else MXFP8_RUNNERS_0_5_11,
-            S23("1489-1519", "arg_groups/overrides.py") if new else S11("2947-2960"),
+            S23("1484-1512", "arg_groups/overrides.py") if new else S11("2947-2960"),
         ),
         _moe_quant_rule(
             "moe.flashinfer_cutlass_quantization",
