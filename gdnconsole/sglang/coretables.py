@@ -867,7 +867,107 @@ def a2a_rules(version: str) -> list[Step]:
         )
     )
     steps.append(mori_chunk_rule(version))
+    if new:
+        steps += pplx_rules()
     return steps
+
+
+def _pplx_limit(c: Ctx) -> int:
+    try:
+        return int(c.env.get("SGLANG_PPLX_NUM_MAX_DISPATCH_TOKENS_PER_RANK", 128))
+    except ValueError:
+        return 128
+
+
+def pplx_rules() -> list[Step]:
+    """0.5.23's pplx all-to-all (arg_groups/moe_hook.py:575-620): low-latency mode only, attention DP of at
+    least 2, the deep_gemm runner, and a per-rank dispatch budget (128 tokens by default) that the chunked
+    prefill size (after the DP division) and the decode CUDA graph's largest batch must fit. The graph's
+    batch size SGLang derives is not modelled: only a given one counts, so that check may miss."""
+
+    def src(lines: str) -> str:
+        return S23(lines, "arg_groups/moe_hook.py")
+
+    def pplx(c: Ctx) -> bool:
+        return bool(c.moe_a2a_backend == "pplx")
+
+    def required(c: Ctx) -> list[int]:
+        if not pplx(c) or c.disaggregation_mode == "decode":
+            return []
+        sizes = [size for size in c.chunked_prefill_candidates if size > 0]
+        graph = c.values.get("cuda_graph_max_bs_decode")
+        return [max(size, graph) if isinstance(graph, int) else size for size in sizes]
+
+    def over(c: Ctx) -> bool:
+        needed = required(c)
+        return bool(needed) and all(n > _pplx_limit(c) for n in needed)
+
+    return [
+        Rule(
+            id="moe.pplx_low_latency_only",
+            flags=("deepep_mode", "moe_a2a_backend"),
+            severity="error",
+            when=lambda c: pplx(c) and c.deepep_mode == "normal",
+            message=lambda c: (
+                "SGLang 0.5.23 would stop with ValueError: --moe-a2a-backend pplx runs in low-latency mode "
+                "only. Fix: --deepep-mode low_latency or auto."
+            ),
+            source=src("576-580"),
+            raises="ValueError",
+            sglang_text=lambda c: (
+                "moe_a2a_backend='pplx' only supports low-latency mode; set --deepep-mode to 'low_latency' "
+                "or 'auto'."
+            ),
+        ),
+        Rule(
+            id="moe.pplx_needs_attn_dp",
+            flags=("moe_a2a_backend", "attn_dp_size"),
+            severity="error",
+            when=lambda c: pplx(c) and int(c.attn_dp_size) < 2,
+            message=lambda c: (
+                "SGLang 0.5.23 would stop with AssertionError: --moe-a2a-backend pplx needs attention DP "
+                "with at least 2 groups. Fix: --attn-dp-size 2 or more (dividing --tp)."
+            ),
+            source=src("591-594"),
+            raises="AssertionError",
+            sglang_text=lambda c: (
+                "moe_a2a_backend='pplx' requires attention DP with at least 2 groups (--attn-dp-size >= 2)."
+            ),
+        ),
+        Rule(
+            id="moe.pplx_runner",
+            flags=("moe_runner_backend", "moe_a2a_backend"),
+            severity="error",
+            when=lambda c: pplx(c) and c.moe_runner_backend not in ("deep_gemm", "auto"),
+            message=lambda c: (
+                "SGLang 0.5.23 would stop with AssertionError: --moe-a2a-backend pplx runs on the deep_gemm "
+                f"MoE runner, not {c.moe_runner_backend}. Fix: --moe-runner-backend deep_gemm (or auto)."
+            ),
+            source=src("599-602"),
+            raises="AssertionError",
+            sglang_text=lambda c: (
+                "moe_a2a_backend='pplx' is only supported with --moe-runner-backend deep_gemm (or auto)."
+            ),
+        ),
+        Rule(
+            id="moe.pplx_dispatch_tokens",
+            flags=("moe_a2a_backend", "chunked_prefill_size"),
+            severity="error",
+            when=over,
+            message=lambda c: (
+                f"SGLang 0.5.23 would stop with AssertionError: --moe-a2a-backend pplx dispatches at most "
+                f"{_pplx_limit(c)} tokens per rank (SGLANG_PPLX_NUM_MAX_DISPATCH_TOKENS_PER_RANK), and a "
+                f"forward needs {_sizes(required(c))}{_why_chunk(c)}. Fix: a smaller --chunked-prefill-size "
+                "(and --cuda-graph-max-bs-decode), or raise that variable."
+            ),
+            source=src("612-620"),
+            raises="AssertionError",
+            sglang_text=lambda c: (
+                "SGLANG_PPLX_NUM_MAX_DISPATCH_TOKENS_PER_RANK (default 128) must be >= the per-rank pplx "
+                "dispatch tokens (chunked_prefill_size, or the decode cuda-graph batch size)"
+            ),
+        ),
+    ]
 
 
 def _mori_limit(c: Ctx) -> int:

@@ -504,3 +504,16 @@ def test_mori_dispatch_budget_holds_the_chunk_after_dp_division() -> None:
     assert run([*mori, "--dp", "2", "--enable-dp-attention"], "0.5.11").ok
     # the size picked from the GPU's memory: 8192 on an 80 GB card
     assert not run([*MOE, "--moe-a2a-backend", "mori"], "0.5.11", "9.0", gpu_memory_mb=81559).ok
+
+
+def test_pplx_on_0_5_23_low_latency_attention_dp_deep_gemm_and_a_budget() -> None:
+    pplx = [*MOE, "--moe-a2a-backend", "pplx"]
+    assert first([*pplx, "--deepep-mode", "normal"], "0.5.23")[0] == "moe.pplx_low_latency_only"
+    assert first(pplx, "0.5.23")[0] == "moe.pplx_needs_attn_dp"
+    dp = [*pplx, "--attn-dp-size", "4"]
+    assert first([*dp, "--moe-runner-backend", "triton"], "0.5.23")[0] == "moe.pplx_runner"
+    # 8192 // 4 = 2048 tokens a rank: over the 128 of SGLANG_PPLX_NUM_MAX_DISPATCH_TOKENS_PER_RANK
+    error = run([*dp, "--chunked-prefill-size", "8192"], "0.5.23").errors[0]
+    assert (error.id, error.raises) == ("moe.pplx_dispatch_tokens", "AssertionError")
+    assert run([*dp, "--chunked-prefill-size", "-1"], "0.5.23").ok
+    assert run(pplx, "0.5.11").errors[0].id == "argv.invalid_choice"  # 0.5.11 has no pplx

@@ -145,7 +145,7 @@ def _moe(rng: random.Random, new: bool) -> list[str]:
     out += _maybe(rng, 0.6, ep, str(rng.choice([1, 2, 4, 8])))
     # 0.5.23's deepep_v2, megamoe and pplx are left out: their checks are per-rank token budgets from
     # environment variables and per-architecture tables that the checker does not model (README-agreement.md).
-    a2a = ["none", "deepep", "mooncake", "flashinfer", "mori"]
+    a2a = ["none", "deepep", "mooncake", "flashinfer", "mori"] + (["pplx"] if new else [])
     out += _maybe(rng, 0.35, "--moe-a2a-backend", rng.choice(a2a))
     runners = ["auto", "triton", "deep_gemm", "cutlass", "flashinfer_cutlass", "flashinfer_trtllm",
                "flashinfer_trtllm_routed", "flashinfer_cutedsl", "triton_kernel"]  # fmt: skip
