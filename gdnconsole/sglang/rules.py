@@ -13,7 +13,7 @@ callers that check many argvs (the speculative grid of `tune`).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from gdnconsole.sglang import flags as flagmod
@@ -33,6 +33,9 @@ class CheckResult:
     argv: list[str]
     rule_set: str = ""  # the rule set applied (versions.RULE_SETS)
     warnings: tuple[str, ...] = ()  # about the check itself: a version outside the rule sets' range
+    # Every value SGLang holds once its argument processing has run (its defaults filled in, its
+    # adjustments made), as the rule tables know them; empty when the argv could not be read.
+    values: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         """The `gdnconsole check --json` object (issue 5 §4, issue 17)."""
@@ -75,6 +78,7 @@ def check(
     parsed = flagmod.parse_argv(argv, sglang)
     notices = alias_notices(parsed, sglang)
     errors = list(parsed.errors)
+    values: dict[str, Any] = {}
     if parsed.complete:
         if architecture is None:
             architecture = architecture_of(str(parsed.values.get("model_path", "")))
@@ -90,8 +94,16 @@ def check(
         more_errors, more_notices = run_steps(table_for(sglang), ctx)
         errors += more_errors
         notices += more_notices
+        values = dict(ctx.values)
     return CheckResult(
-        not errors, sglang, mark_first(errors), notices, list(argv), rule_set=chosen.name, warnings=warnings
+        not errors,
+        sglang,
+        mark_first(errors),
+        notices,
+        list(argv),
+        rule_set=chosen.name,
+        warnings=warnings,
+        values=values,
     )
 
 

@@ -15,10 +15,8 @@ from typing import Any
 from gdnconsole.config.hosts import Profile, Speculative
 from gdnconsole.host.journal import RuleBreak
 from gdnconsole.host.state import HostFacts
-from gdnconsole.sglang import flags, models, rules
+from gdnconsole.sglang import models, rules
 from gdnconsole.sglang.launch import launch_spec
-from gdnconsole.sglang.rulekit import context, run_steps
-from gdnconsole.sglang.ruletables import table_for
 from gdnconsole.tune.grid import Combo
 
 DEFAULT_ALGORITHM = "NEXTN"  # the profile's own algorithm when it has one
@@ -72,12 +70,13 @@ def check(facts: HostFacts, profile: Profile, combo: Combo | None, python: str =
         gpus=facts.gpus,
         architecture=architecture,
         env=spec.env,
+        gpu_memory_mb=facts.gpu_memory_mb,
     )
     rule = None
     if result.errors:
         first = result.errors[0]
         rule = RuleBreak(first.id, first.message, first.flag, first.source)
-    values = None if rule is not None else adjusted(spec.args, spec.env, facts, architecture)
+    values = result.values if rule is None and result.values else None
     return Planned(
         combo,
         candidate,
@@ -86,27 +85,6 @@ def check(facts: HostFacts, profile: Profile, combo: Combo | None, python: str =
         runs_as=_runs_as(values) if combo is not None else None,
         server=json.dumps({k: values[k] for k in sorted(values)}, default=repr) if values else None,
     )
-
-
-def adjusted(
-    args: Sequence[str], env: dict[str, str], facts: HostFacts, architecture: str | None
-) -> dict[str, Any] | None:
-    """The values SGLang holds once its argument processing has run over ``args`` (its defaults filled
-    in, its adjustments made), as the rule tables know them; None when the argv cannot be read."""
-    assert facts.sglang is not None
-    parsed = flags.parse_argv(list(args), facts.sglang)
-    if not parsed.complete:
-        return None
-    ctx = context(
-        parsed,
-        facts.sglang,
-        compute_capability=facts.compute_capability,
-        gpus=facts.gpus,
-        architecture=architecture,
-        env=env,
-    )
-    run_steps(table_for(facts.sglang), ctx)
-    return dict(ctx.values)
 
 
 def _runs_as(values: dict[str, Any] | None) -> Combo | None:
