@@ -62,7 +62,6 @@ class LineIndex:
         self.complete = 0  # lines that end with a newline
         self.end = 0  # offset just after the last newline indexed
         self.size = 0  # file size when last looked at
-        self.identity: tuple[int, int] | None = None
         self._last_block = 0  # the block of the last checkpoint
         # The file indexed, held open: a log renamed away or deleted is still read to its end. Readers take
         # a reference before they read, so a switch to another file never closes one under them.
@@ -82,7 +81,6 @@ class LineIndex:
         self.complete = 0
         self.end = 0
         self.size = 0
-        self.identity = None
         self._last_block = 0
         self._fh = None
         self._seen = b""
@@ -113,13 +111,7 @@ class LineIndex:
         if fh is None:
             # Missing (between a relaunch's rename and its create): nothing to read, the next poll looks.
             return Growth(False, before, before)
-        st = os.fstat(fh.fileno())
-        if self.identity is not None and _identity(st) != self.identity:
-            self.reset()  # a file opened anew at the path after a reset is another file
-            reason, before = "replaced", 0
-            self._fh = fh
-        self.identity = _identity(st)
-        self._index(fh, st.st_size, progress, cancelled)
+        self._index(fh, os.fstat(fh.fileno()).st_size, progress, cancelled)
         self._seen = os.pread(fh.fileno(), min(SEEN, self.end), self.end - min(SEEN, self.end))
         return Growth(reason is not None, before, self.complete, reason)
 
