@@ -106,3 +106,47 @@ def start_by_hand(host: Host, *, port: int, append: bool = True) -> subprocess.P
             stderr=subprocess.STDOUT,
             start_new_session=True,
         )
+
+
+def sim_hosts_file(
+    tmp_path: Path,
+    name: str = "simbox",
+    *,
+    simulate: dict[str, object] | None = None,
+    speculative: tuple[int, int, int] | None = (1, 1, 2),
+    profile: str = "final",
+    profile_lines: str = "",
+) -> Path:
+    """A hosts file with one simulated local host (home in tmp_path) and one ct129-like launch profile,
+    as the commands read it: ``simulate`` adds to or overrides the host's table, ``speculative`` is NEXTN's
+    (steps, topk, draft tokens) or None, ``profile_lines`` are more TOML lines of the profile."""
+    table = {"speed": 50.0, "release_lag_s": 0.0, **(simulate or {}), "home": str(tmp_path / "simhome")}
+    sim = "\n".join(f"{key} = {value!r}" if not isinstance(value, str) else f'{key} = "{value}"'
+                    for key, value in table.items())  # fmt: skip
+    text = f"""
+[hosts.{name}]
+local = true
+python = "{sys.executable}"
+
+[hosts.{name}.simulate]
+{sim}
+
+[hosts.{name}.profiles.{profile}]
+model = "{MODEL}"
+tp = 2
+port = {free_port()}
+args = ["--mamba-scheduler-strategy", "extra_buffer"]
+{profile_lines}
+"""
+    if speculative is not None:
+        steps, topk, draft = speculative
+        text += f"""
+[hosts.{name}.profiles.{profile}.speculative]
+algorithm = "NEXTN"
+num_steps = {steps}
+eagle_topk = {topk}
+num_draft_tokens = {draft}
+"""
+    path = tmp_path / "hosts.toml"
+    path.write_text(text)
+    return path

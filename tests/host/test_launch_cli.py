@@ -12,39 +12,14 @@ from pathlib import Path
 import pytest
 
 from gdnconsole.config import hosts as config_hosts
-from tests.host.launchkit import kill_group, start_by_hand
-from tests.host.test_session import free_port
+from tests.host.launchkit import kill_group, sim_hosts_file, start_by_hand
 
 GDNCONSOLE = [sys.executable, "-m", "gdnconsole"]
 
 
 @pytest.fixture
 def cli_env(tmp_path: Path) -> dict[str, str]:
-    config = tmp_path / "hosts.toml"
-    config.write_text(
-        f"""
-[hosts.simbox]
-local = true
-python = "{sys.executable}"
-
-[hosts.simbox.simulate]
-speed = 50.0
-release_lag_s = 0.0
-home = "{tmp_path / "simhome"}"
-
-[hosts.simbox.profiles.final]
-model = "Qwen/Qwen3.6-27B"
-tp = 2
-port = {free_port()}
-args = ["--mamba-scheduler-strategy", "extra_buffer"]
-
-[hosts.simbox.profiles.final.speculative]
-algorithm = "NEXTN"
-num_steps = 1
-eagle_topk = 1
-num_draft_tokens = 2
-"""
-    )
+    config = sim_hosts_file(tmp_path)
     env = dict(os.environ)
     env.update({"GDNCONSOLE_CONFIG": str(config), "GDNCONSOLE_JOURNAL_DIR": str(tmp_path / "journal")})
     return env

@@ -21,7 +21,7 @@ from gdnconsole.host import simulated
 from gdnconsole.host.agent import PIDFILE_NAME
 from gdnconsole.host.state import ServerRecord
 from tests import needs
-from tests.host.test_session import free_port
+from tests.host.launchkit import sim_hosts_file
 
 needs.require("tmux", module_level=True)
 
@@ -60,25 +60,7 @@ def eventually(what: str, check: Callable[[], object], timeout: float = WAIT_S) 
 @pytest.fixture
 def demo(tmp_path: Path) -> Iterator[tuple[dict[str, str], Path]]:
     """The environment of a demo of our own, and where its pid file will be."""
-    config = tmp_path / "hosts.toml"
-    config.write_text(
-        f"""
-[hosts.demo]
-local = true
-log = "sglang_serve.log"
-
-[hosts.demo.simulate]
-gpus = 2
-speed = 20.0
-home = "{tmp_path / "simhome"}"
-
-[hosts.demo.profiles.small]
-model = "Qwen/Qwen3.6-27B"
-tp = 2
-port = {free_port()}
-args = ["--mamba-scheduler-strategy", "extra_buffer"]
-"""
-    )
+    config = sim_hosts_file(tmp_path, "demo", simulate={"gpus": 2, "speed": 20.0}, speculative=None)
     env = {
         "GDNCONSOLE_CONFIG": str(config),
         "GDNCONSOLE_JOURNAL_DIR": str(tmp_path / "journal"),

@@ -13,8 +13,7 @@ from pathlib import Path
 import pytest
 
 from gdnconsole.config import hosts as config_hosts
-from tests.host.launchkit import alive
-from tests.host.test_session import free_port
+from tests.host.launchkit import alive, sim_hosts_file
 
 GDNCONSOLE = [sys.executable, "-m", "gdnconsole"]
 GRID = "num_steps=1 eagle_topk=1 num_draft_tokens=2"
@@ -22,32 +21,11 @@ GRID = "num_steps=1 eagle_topk=1 num_draft_tokens=2"
 
 @pytest.fixture
 def cli_env(tmp_path: Path) -> dict[str, str]:
-    config = tmp_path / "hosts.toml"
-    config.write_text(
-        f"""
-[hosts.simbox]
-local = true
-python = "{sys.executable}"
-
-[hosts.simbox.simulate]
-speed = 50.0
-release_lag_s = 0.0
-tokens_per_s = 400.0
-home = "{tmp_path / "simhome"}"
-
-[hosts.simbox.profiles.final]
-model = "Qwen/Qwen3.6-27B"
-tp = 2
-port = {free_port()}
-args = ["--mamba-scheduler-strategy", "extra_buffer"]
-env = {{ SGLANG_ENABLE_SPEC_V2 = "1" }}
-
-[hosts.simbox.profiles.final.speculative]
-algorithm = "NEXTN"
-num_steps = 3
-eagle_topk = 1
-num_draft_tokens = 4
-"""
+    config = sim_hosts_file(
+        tmp_path,
+        simulate={"tokens_per_s": 400.0},
+        speculative=(3, 1, 4),
+        profile_lines='env = { SGLANG_ENABLE_SPEC_V2 = "1" }',
     )
     env = dict(os.environ)
     env.update({"GDNCONSOLE_CONFIG": str(config), "GDNCONSOLE_JOURNAL_DIR": str(tmp_path / "journal")})
