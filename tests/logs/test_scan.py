@@ -61,14 +61,17 @@ def test_the_c_pass_and_the_walker_tell_the_same_story(lines: list[str]) -> None
     assert fast == story(len(lines), [(n, line.encode()) for n, line in enumerate(lines, 1)])
 
 
-@pytest.mark.parametrize("fast", [True, False], ids=["c", "python"])
-def test_scan_of_a_file_without_a_final_newline(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fast: bool
-) -> None:
-    if not fast:
+@pytest.fixture(params=["c", "python"])
+def scanner(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Each scan test twice: with the C scanner (when it was built) and with the pure-Python one."""
+    if request.param == "python":
         monkeypatch.setattr(logscan, "FAST_SCAN", None)
     elif logscan.FAST_SCAN is None:
         pytest.skip("the C scanner was not built")
+    return str(request.param)
+
+
+def test_scan_of_a_file_without_a_final_newline(tmp_path: Path, scanner: str) -> None:
     path = tmp_path / "x.log"
     path.write_text("\n".join([DECODE] * 5 + ["[2026-11-30 10:00:01] last words"]))
     result = logscan.scan(path, parallel=False)
@@ -92,14 +95,7 @@ def test_the_walker_tells_the_story_of_a_full_read(lines: list[str]) -> None:
     assert story(count, records) == story(len(many), [(n, line.encode()) for n, line in enumerate(many, 1)])
 
 
-@pytest.mark.parametrize("fast", [True, False], ids=["c", "python"])
-def test_the_first_batch_line_of_each_rank_is_kept(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fast: bool
-) -> None:
-    if not fast:
-        monkeypatch.setattr(logscan, "FAST_SCAN", None)
-    elif logscan.FAST_SCAN is None:
-        pytest.skip("the C scanner was not built")
+def test_the_first_batch_line_of_each_rank_is_kept(tmp_path: Path, scanner: str) -> None:
     ranks = [f"DP{r} TP{r}" for r in range(8)]
     lines = [DECODE.replace(" TP0]", f" {ranks[i % 3 if i < 3000 else i % 8]}]") for i in range(6000)]
     path = tmp_path / "x.log"
@@ -126,14 +122,7 @@ def test_mapped_windows_split_at_line_ends_and_read_lines_longer_than_a_window(
     assert any(len(raw) > 200_000 for _, raw in result.records)
 
 
-@pytest.mark.parametrize("fast", [True, False], ids=["c", "python"])
-def test_a_giant_line_is_kept_as_its_head_and_tail(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fast: bool
-) -> None:
-    if not fast:
-        monkeypatch.setattr(logscan, "FAST_SCAN", None)
-    elif logscan.FAST_SCAN is None:
-        pytest.skip("the C scanner was not built")
+def test_a_giant_line_is_kept_as_its_head_and_tail(tmp_path: Path, scanner: str) -> None:
     path = tmp_path / "giant.log"
     size = 3 * LINE_CAP
     path.write_bytes(b"[2026-11-30 10:00:01] " + b"y" * (size - 26) + b"TAIL\n" + DECODE.encode() + b"\n")
