@@ -10,6 +10,7 @@ Every entry cites the wheel's file:line.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import cache
 
 from gdnconsole.sglang import coretables as core
 from gdnconsole.sglang import flags as flagmod
@@ -783,19 +784,20 @@ def _speculative_0_5_11() -> list[Step]:
     ]
 
 
-TABLE_0_5_11: tuple[Step, ...] = (
-    core.chunk_default(core.CHUNK_TIERS_0_5_11, S11("1294-1380")),  # _handle_gpu_memory_settings
-    *_mamba_0_5_11(),
-    core.deepseek_sm100_trtllm_mla(S11("1765-1774")),
-    *_attention_0_5_11(),
-    core.linear_attn_flashinfer_sm100(S11("2855-2888")),
-    core.dp_attention_off_0_5_11(),
-    *core.dp_attention_rules("0.5.11", S11("2933-2940"), "dp_size"),
-    *core.moe_rules("0.5.11"),  # _handle_moe_kernel_config, _handle_a2a_moe, _handle_eplb_and_dispatch
-    core.pp_disables_overlap(S11("3175-3180")),
-    *_speculative_0_5_11(),
-    *core.check_server_args_0_5_11(),
-)
+def _table_0_5_11() -> tuple[Step, ...]:
+    return (
+        core.chunk_default(core.CHUNK_TIERS_0_5_11, S11("1294-1380")),  # _handle_gpu_memory_settings
+        *_mamba_0_5_11(),
+        core.deepseek_sm100_trtllm_mla(S11("1765-1774")),
+        *_attention_0_5_11(),
+        core.linear_attn_flashinfer_sm100(S11("2855-2888")),
+        core.dp_attention_off_0_5_11(),
+        *core.dp_attention_rules("0.5.11", S11("2933-2940"), "dp_size"),
+        *core.moe_rules("0.5.11"),  # _handle_moe_kernel_config, _handle_a2a_moe, _handle_eplb_and_dispatch
+        core.pp_disables_overlap(S11("3175-3180")),
+        *_speculative_0_5_11(),
+        *core.check_server_args_0_5_11(),
+    )
 
 
 # -- 0.5.23 ------------------------------------------------------------------------------------------------
@@ -1135,28 +1137,44 @@ def _speculative_0_5_23() -> list[Step]:
     ]
 
 
-TABLE_0_5_23: tuple[Step, ...] = (
-    core.deprecated_dp_attention_0_5_23(),  # run_resolution_pipeline's first hook (pipeline.py:45)
-    core.chunk_default(core.CHUNK_TIERS_0_5_23, S23("78-180", "arg_groups/memory_hook.py")),
-    # The model overrides (model_hook.py:233-238) run before the mamba strategy's auto resolution at the
-    # end of the model hook (:1047-1057), so "auto" is not yet extra_buffer here (measured).
-    hybrid_sm100_backend(S23("18-49", "arg_groups/model_overrides/qwen3_5.py"), sets_page=True),
-    core.deepseek_sm100_trtllm_mla(S23("177-188", "arg_groups/model_overrides/deepseek_v2.py")),
-    *_mamba_0_5_23(),
-    *_attention_0_5_23(),
-    core.linear_attn_flashinfer_sm100(S23("281-345", "arg_groups/attention_hook.py")),
-    *core.dp_attention_rules("0.5.23", S23("313-333", "arg_groups/parallel_hook.py"), "attn_dp_size"),
-    *core.moe_rules("0.5.23"),  # pipeline.py: handle_moe_kernel_config .. handle_eplb_and_dispatch
-    core.pp_disables_overlap(S23("1624-1628", "arg_groups/overrides.py")),
-    *_speculative_0_5_23(),
-    *core.check_server_args_0_5_23(),
-)
+def _table_0_5_23() -> tuple[Step, ...]:
+    return (
+        core.deprecated_dp_attention_0_5_23(),  # run_resolution_pipeline's first hook (pipeline.py:45)
+        core.chunk_default(core.CHUNK_TIERS_0_5_23, S23("78-180", "arg_groups/memory_hook.py")),
+        # The model overrides (model_hook.py:233-238) run before the mamba strategy's auto resolution at the
+        # end of the model hook (:1047-1057), so "auto" is not yet extra_buffer here (measured).
+        hybrid_sm100_backend(S23("18-49", "arg_groups/model_overrides/qwen3_5.py"), sets_page=True),
+        core.deepseek_sm100_trtllm_mla(S23("177-188", "arg_groups/model_overrides/deepseek_v2.py")),
+        *_mamba_0_5_23(),
+        *_attention_0_5_23(),
+        core.linear_attn_flashinfer_sm100(S23("281-345", "arg_groups/attention_hook.py")),
+        *core.dp_attention_rules("0.5.23", S23("313-333", "arg_groups/parallel_hook.py"), "attn_dp_size"),
+        *core.moe_rules("0.5.23"),  # pipeline.py: handle_moe_kernel_config .. handle_eplb_and_dispatch
+        core.pp_disables_overlap(S23("1624-1628", "arg_groups/overrides.py")),
+        *_speculative_0_5_23(),
+        *core.check_server_args_0_5_23(),
+    )
 
-TABLES: dict[str, tuple[Step, ...]] = {"0.5.11": TABLE_0_5_11, "0.5.23": TABLE_0_5_23}
+
+_BUILDERS: dict[str, Callable[[], tuple[Step, ...]]] = {"0.5.11": _table_0_5_11, "0.5.23": _table_0_5_23}
+DIALECTS = tuple(_BUILDERS)
+
+
+# Built on first use rather than at import: a command that checks no flags pays nothing, and a test run
+# under `make mutation` can build them again with a mutant active (tests/sglang/conftest.py), which
+# reaches the rules' own code; tables built at import would hold the original rules in every mutant.
+@cache
+def _built(dialect: str) -> tuple[Step, ...]:
+    return _BUILDERS[dialect]()
 
 
 def table_for(sglang: str) -> tuple[Step, ...]:
-    return TABLES[flagmod.dialect(sglang)]
+    return _built(flagmod.dialect(sglang))
+
+
+def rebuild() -> None:
+    """Forget the built tables, so the next check builds them again (for mutation testing)."""
+    _built.cache_clear()
 
 
 def alias_notices(parsed: flagmod.ParsedArgv, sglang: str) -> list[Finding]:
@@ -1174,4 +1192,4 @@ def alias_notices(parsed: flagmod.ParsedArgv, sglang: str) -> list[Finding]:
     ]
 
 
-__all__ = ["TABLES", "TABLE_0_5_11", "TABLE_0_5_23", "alias_notices", "mamba_option", "table_for"]
+__all__ = ["DIALECTS", "alias_notices", "mamba_option", "rebuild", "table_for"]
