@@ -1,6 +1,7 @@
-"""Under `make mutation` (mutmut sets MUTANT_UNDER_TEST), each test checks flags against rule tables built
-afresh, so that a mutant of the code that builds them (the rules' conditions and messages) is the one the
-test meets, and mutmut's call statistics tie each table builder to every test that runs the rules."""
+"""Under `make mutation` (mutmut sets MUTANT_UNDER_TEST) the rule tables are built afresh, so that a mutant
+of the code that builds them (the rules' conditions and messages) is the one the tests meet: once per run
+of a mutant's tests, and before each test while mutmut records which tests call which function (its
+"stats" run), which ties each table builder to every test that runs the rules."""
 
 from __future__ import annotations
 
@@ -11,9 +12,13 @@ import pytest
 
 from gdnconsole.sglang import ruletables
 
+_built_for: set[str] = set()  # the mutants whose tables this process has built
+
 
 @pytest.fixture(autouse=True)
 def _rule_tables_built_under_the_mutant() -> Iterator[None]:
-    if "MUTANT_UNDER_TEST" in os.environ:
+    mutant = os.environ.get("MUTANT_UNDER_TEST")
+    if mutant == "stats" or (mutant and mutant not in _built_for):
         ruletables.rebuild()
+        _built_for.add(mutant)
     yield
