@@ -249,7 +249,16 @@ def _more_unknown(parser: _Parser, options: list[str]) -> list[Finding]:
 
 def _scan(parser: _Parser, tokens: list[str]) -> list[tuple[Flag | None, str | None, str] | None]:
     """argparse classifies every token first, so an ambiguous prefix is refused before anything else."""
-    return [parser.resolve(token) if _looks_like_option(token) else None for token in tokens]
+    return [_classify(parser, token) for token in tokens]
+
+
+def _classify(parser: _Parser, token: str) -> tuple[Flag | None, str | None, str] | None:
+    """A flag (known or not), or None for a value. argparse looks the flag up before its space test, so
+    ``--json-model-override-args={"a": 1}`` names a flag though its value holds a space."""
+    if not token.startswith("-") or token == "-":
+        return None
+    entry = parser.resolve(token)
+    return entry if entry[0] is not None or _looks_like_option(token) else None
 
 
 def _consume(parser: _Parser, tokens: list[str], result: ParsedArgv, sglang: str) -> None:

@@ -1,0 +1,100 @@
+"""parse_argv against the real thing: Python's argparse, built here from the same flag table the way SGLang
+builds its parser (allow_abbrev on), must read each argv to the same values or stop with the same text."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Callable
+
+import pytest
+
+from gdnconsole.sglang.flags import flag_table, parse_argv
+
+MODEL = ["--model-path", "Qwen/Qwen3.6-27B"]
+TYPES: dict[str | None, Callable[[str], object]] = {
+    "int": int,
+    "float": float,
+    "loads": json.loads,
+    "str": str,
+}
+
+
+class Refused(Exception):
+    """argparse's error text, raised instead of printing it and exiting."""
+
+
+class Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise Refused(message)
+
+
+def real_parser(sglang: str) -> Parser:
+    parser = Parser(add_help=False, argument_default=argparse.SUPPRESS)
+    for flag in flag_table(sglang).flags:
+        if flag.kind == "bool":
+            positive = [o for o in flag.options if not o.startswith("--no-")]
+            parser.add_argument(*positive, dest=flag.dest, action=argparse.BooleanOptionalAction)
+        elif flag.kind == "flag":
+            parser.add_argument(*flag.options, dest=flag.dest, action="store_true")
+        else:
+            convert = TYPES.get(flag.type)
+            choices = None if flag.choices is None else [convert(c) if convert else c for c in flag.choices]
+            options = {"type": convert} if convert else {}
+            parser.add_argument(
+                *flag.options,
+                dest=flag.dest,
+                nargs=flag.nargs,
+                choices=choices,
+                required=flag.required,
+                **options,
+            )
+    return parser
+
+
+def argparse_reads(argv: list[str], sglang: str) -> tuple[str, object]:
+    try:
+        return "values", vars(real_parser(sglang).parse_args(argv))
+    except Refused as refused:
+        return "error", str(refused)
+
+
+def gdnconsole_reads(argv: list[str], sglang: str) -> tuple[str, object]:
+    parsed = parse_argv(argv, sglang)
+    return ("error", parsed.errors[0].sglang_text) if parsed.errors else ("values", parsed.values)
+
+
+AGREED = [
+    [*MODEL, "--speculative-num-step", "3", "--speculative-eagle-topk=1"],
+    [*MODEL, "--lora-paths", "a", "--frobnicate=a b"],
+    [*MODEL, "--port", "--x y"],
+    [*MODEL, "--model-checksum", "--tp-size", "2"],
+    [*MODEL, "--cuda-graph-bs", "1", "x"],
+    [*MODEL, "--frobnicate", "1", "--portt=2", "x"],
+    ["--frobnicate", "1"],
+    [*MODEL, "-x", "-"],
+    [*MODEL, "--port", "-1"],
+    [*MODEL, "--port", "-1."],
+    [*MODEL, "--disable-radix-cache=", "--port", "1"],
+    [*MODEL, "--mod", "x"],
+]
+
+
+@pytest.mark.parametrize("argv", AGREED, ids=" ".join)
+def test_argparse_and_parse_argv_read_the_same(argv: list[str]) -> None:
+    assert gdnconsole_reads(argv, "0.5.11") == argparse_reads(argv, "0.5.11")
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        [*MODEL, '--json-model-override-args={"rope_theta": 1000000}'],
+        [*MODEL, '--json-model-override={"rope_theta": 1000000}'],
+        [*MODEL, "--lora-paths", "a", "--port=80 80"],
+    ],
+    ids=" ".join,
+)
+def test_a_value_given_with_equals_may_hold_spaces(argv: list[str]) -> None:
+    assert gdnconsole_reads(argv, "0.5.11") == argparse_reads(argv, "0.5.11")
+    if "--port=80 80" not in argv:
+        assert parse_argv(argv, "0.5.11").values["json_model_override_args"] == '{"rope_theta": 1000000}'
