@@ -24,6 +24,7 @@ from gdnconsole.host import launcher
 from gdnconsole.host.journal import Attempt, Journal
 from gdnconsole.host.replies import LinkLost
 from gdnconsole.host.session import HostSession
+from gdnconsole.timefmt import span
 
 
 def _profile(host: Host, name: str | None, sets: tuple[str, ...]) -> Profile:
@@ -65,11 +66,6 @@ def _to_stderr(message: str) -> None:
 PROGRESS_EVERY_S = 15.0  # a wait with no new stage says it still waits this often
 
 
-def _elapsed(seconds: float) -> str:
-    whole = int(seconds)
-    return f"{seconds:.1f} s" if seconds < 100 else f"{whole // 60}m{whole % 60:02d}s"
-
-
 class StageNotes:
     """`launch --wait` as it goes: each stage the attempt's server reaches, when it reaches it, with the
     time since the launch (the stage names are the JSON's `stage` and `durations` keys); a wait with no
@@ -88,7 +84,7 @@ class StageNotes:
             self._note(self.stage)
 
     def _note(self, text: str) -> None:
-        self.say(f"{text} ({_elapsed(time.time() - self.attempt.time)})")
+        self.say(f"{text} ({span(time.time() - self.attempt.time)})")
         self.said_at = time.monotonic()
 
     async def keep_saying(self) -> None:
@@ -193,7 +189,8 @@ def _print_attempt(attempt: Attempt) -> None:
         click.echo(f"  warning: {warning}")
     verify = attempt.verify
     if verify and verify.ok:
-        click.echo(f"  VERIFIED: the model answered in {verify.latency_ms} ms")
+        took = f" in {span(verify.latency_ms / 1000)}" if verify.latency_ms is not None else ""
+        click.echo(f"  VERIFIED: the model answered{took}")
     elif verify:
         click.echo(f"  VERIFY FAILED: {verify.reason}")
     elif attempt.outcome == "ready":
@@ -225,7 +222,7 @@ def stop_owned(host: Host, grace: float = 30.0) -> str:
         return f"the demo server was not stopped: {exc}"
     if isinstance(result, str):
         return result
-    return f"stopped the demo server, pid {result.pid} ({result.how}, {result.elapsed:.1f} s)"
+    return f"stopped the demo server, pid {result.pid} ({result.how}, {span(result.elapsed)})"
 
 
 @click.command("stop")
@@ -260,7 +257,7 @@ def stop_cmd(host_name: str, grace: float, as_json: bool) -> None:
         "elapsed": result.elapsed,
     }
     click.echo(
-        json.dumps(payload) if as_json else f"stopped pid {result.pid} ({result.how}, {result.elapsed:.1f} s)"
+        json.dumps(payload) if as_json else f"stopped pid {result.pid} ({result.how}, {span(result.elapsed)})"
     )
 
 

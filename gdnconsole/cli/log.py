@@ -17,6 +17,7 @@ from gdnconsole.cli.common import EXIT_FAILED, EXIT_USAGE, fail, output_console
 from gdnconsole.cli.lazy import LazyGroup
 from gdnconsole.logs import scan as logscan
 from gdnconsole.sglang.summary import summary, track
+from gdnconsole.timefmt import span
 
 
 def summarize_file(path: Path) -> dict[str, Any]:
@@ -64,7 +65,7 @@ def render(data: dict[str, Any]) -> Group:
             table.add_row(label, rank["stage"], _gb(rank["weights_gb"]), _gb(rank["avail_gb"]), kv)
         parts.append(table)
     if data["durations"]:
-        spans = "  ".join(f"{stage} {seconds:.1f}s" for stage, seconds in data["durations"].items())
+        spans = "  ".join(f"{stage} {span(seconds)}" for stage, seconds in data["durations"].items())
         parts.append(Text("durations: " + spans))
     if fatal:
         line = Text("fatal ", style="bold red")

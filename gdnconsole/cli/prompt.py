@@ -21,6 +21,7 @@ from gdnconsole.cli.connect import connected
 from gdnconsole.config.hosts import Host
 from gdnconsole.host import prompting
 from gdnconsole.host.prompting import BurstOutcome
+from gdnconsole.timefmt import span
 
 
 async def _ask(
@@ -42,10 +43,10 @@ async def _ask(
 def _figures(result: ChatResult) -> str:
     parts = [f"status {result.status}" if result.status is not None else "no HTTP answer"]
     if result.ttft_ms is not None:
-        parts.append(f"TTFT {result.ttft_ms:.0f} ms")
+        parts.append(f"TTFT {span(result.ttft_ms / 1000)}")
     if result.tokens_per_s is not None:
         parts.append(f"{result.tokens_per_s:.1f} tok/s")
-    parts.append(f"total {result.total_ms / 1000:.2f} s")
+    parts.append(f"total {span(result.total_ms / 1000)}")
     if result.prompt_tokens is not None or result.completion_tokens is not None:
         parts.append(f"tokens {result.prompt_tokens} in / {result.completion_tokens} out")
     if result.accept_length is not None:
@@ -55,7 +56,7 @@ def _figures(result: ChatResult) -> str:
 
 def _print_burst(result: BurstResult) -> None:
     table = result.to_json()
-    click.echo(f"{table['ok']}/{table['requests']} answered in {table['wall_ms'] / 1000:.2f} s")
+    click.echo(f"{table['ok']}/{table['requests']} answered in {span(table['wall_ms'] / 1000)}")
     for name, unit in (("ttft_ms", "ms"), ("tokens_per_s", "tok/s"), ("total_ms", "ms")):
         row = table[name]
         cells = "  ".join(f"{p} {'–' if v is None else f'{v:.1f}'}" for p, v in row.items())

@@ -20,6 +20,7 @@ from gdnconsole.host import launcher
 from gdnconsole.host.link import LinkState
 from gdnconsole.host.session import HostSession
 from gdnconsole.logs.textsafe import visible
+from gdnconsole.timefmt import span
 
 SETTLE_TIMEOUT_S = 30.0
 
@@ -74,7 +75,7 @@ def render(session: HostSession) -> Group:
     head.append("  ")
     head.append(data["link"], style=link_style)
     if session.rtt_ms is not None:
-        head.append(f" ({session.rtt_ms:.0f} ms)")
+        head.append(f" ({span(session.rtt_ms / 1000)})")
     if session.hello:
         head.append(visible(f"  SGLang {data['sglang_version'] or 'not installed'}  NVML via {data['nvml']}"))
     parts.append(head)

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, cast
 
 from gdnconsole.config import writer as config_writer
 from gdnconsole.config.hosts import Host, Profile, SshTarget
+from gdnconsole.timefmt import span
 
 if TYPE_CHECKING:
     from gdnconsole.demo.player import Director
@@ -179,7 +180,7 @@ async def seed(d: Director) -> None:
     d.caption("ready: the console sends its verification prompt", "4/5")
     verified = await d.verified(0, 4)
     latency = verified.verify.latency_ms if verified.verify else None
-    took = f" in {latency / 1000:.2f} s" if isinstance(latency, int | float) else ""
+    took = f" in {span(latency / 1000)}" if isinstance(latency, int | float) else ""
     d.caption(f"VERIFIED: the model answered{took}. A log saying ready is not a server that answers", "4/5")
     await d.pause(2)
 
@@ -240,7 +241,7 @@ async def crash(d: Director) -> None:
     d.caption("ready, and the verification prompt goes out again", "3/3")
     verified = await d.verified(0, 2)
     latency = verified.verify.latency_ms if verified.verify else None
-    took = f" in {latency / 1000:.2f} s" if isinstance(latency, int | float) else ""
+    took = f" in {span(latency / 1000)}" if isinstance(latency, int | float) else ""
     d.caption(f"VERIFIED: the model answered{took}. Attempt 1 crashed, attempt 2 serves")
     await d.pause(2.5)
 

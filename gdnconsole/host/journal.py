@@ -20,6 +20,7 @@ from typing import Any, Literal
 
 from gdnconsole.host.jsonlines import append_json_line, data_dir
 from gdnconsole.sglang.launch import redact, redact_env
+from gdnconsole.timefmt import span
 
 JOURNAL_DIR_ENV = "GDNCONSOLE_JOURNAL_DIR"
 
@@ -247,7 +248,7 @@ def _row(attempt: Attempt) -> str:
     elif attempt.fatal:
         line = attempt.fatal.line
         detail = (f"line {line}: " if line else "") + attempt.fatal.summary
-    stages = ", ".join(f"{k} {v:.1f}s" for k, v in attempt.stages.items())
+    stages = ", ".join(f"{k} {span(v)}" for k, v in attempt.stages.items())
     cells = [
         str(attempt.number),
         when,

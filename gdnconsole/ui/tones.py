@@ -13,7 +13,7 @@ from textual.theme import Theme
 from textual.widget import Widget
 
 from gdnconsole.logs.textsafe import visible
-from gdnconsole.ui.models.timefmt import span
+from gdnconsole.timefmt import span
 
 
 @dataclass(frozen=True)

@@ -9,8 +9,8 @@ from hypothesis import strategies as st
 from gdnconsole.host.ranks import RankPlacement
 from gdnconsole.host.state import Rank, Server, parse_gpus
 from gdnconsole.sglang.tracker import StageTracker
+from gdnconsole.timefmt import duration, span
 from gdnconsole.ui.models.gpurows import allocate_cells, gpu_rows, short_gpu_name
-from gdnconsole.ui.models.timefmt import duration, span
 from tests.ui.dashboard_helpers import gpu, mamba_line, server
 
 

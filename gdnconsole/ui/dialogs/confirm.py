@@ -17,8 +17,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
 from gdnconsole.host.launcher import StopPlan
+from gdnconsole.timefmt import duration
 from gdnconsole.ui.keybar import KeyBar
-from gdnconsole.ui.models.timefmt import duration
 from gdnconsole.ui.tones import Tones
 
 DIM = Style(dim=True)

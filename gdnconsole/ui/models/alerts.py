@@ -24,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
-from gdnconsole.ui.models.timefmt import span
+from gdnconsole.timefmt import span
 
 if TYPE_CHECKING:
     from gdnconsole.host.session import HostSession

@@ -13,8 +13,8 @@ from rich.text import Text
 from gdnconsole.host.state import HostFacts
 from gdnconsole.sglang import rules
 from gdnconsole.sglang.findings import Finding
+from gdnconsole.timefmt import span
 from gdnconsole.ui.models.formmodel import field_of
-from gdnconsole.ui.models.timefmt import span
 
 if TYPE_CHECKING:
     from gdnconsole.host.hostcheck import HostVerdict

@@ -27,13 +27,13 @@ from textual.widgets import DataTable, Static
 from gdnconsole.config.hosts import Profile
 from gdnconsole.host.journal import Attempt, Journal
 from gdnconsole.sglang.launch import launch_spec, restore_env, restore_secrets
+from gdnconsole.timefmt import span
 from gdnconsole.tune.store import SweepEntry, TuneStore
 from gdnconsole.ui import clipboard
 from gdnconsole.ui.dialogs.confirm import diff_text
 from gdnconsole.ui.keybar import KeyBar
 from gdnconsole.ui.models.formmodel import profile_from_argv
 from gdnconsole.ui.models.textfit import hanging
-from gdnconsole.ui.models.timefmt import span
 from gdnconsole.ui.tones import Tones
 
 DIM = Style(dim=True)

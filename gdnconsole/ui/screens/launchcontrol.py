@@ -24,9 +24,9 @@ from gdnconsole.host.consolelog import record_bug
 from gdnconsole.host.journal import Attempt, Journal, RuleBreak
 from gdnconsole.host.session import HostSession
 from gdnconsole.sglang.launch import launch_spec
+from gdnconsole.timefmt import duration
 from gdnconsole.ui.dialogs.confirm import ConfirmScreen, relaunch_dialog, stop_dialog
 from gdnconsole.ui.models.formmodel import field_of
-from gdnconsole.ui.models.timefmt import duration
 from gdnconsole.ui.tones import Tones
 
 VERIFY_WAIT_S = 300.0  # the verification prompt's own timeout ends it sooner

@@ -13,7 +13,7 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Label, Sparkline, Static
 
 from gdnconsole.sglang.decodepoints import DecodePoint
-from gdnconsole.ui.models.timefmt import duration
+from gdnconsole.timefmt import duration
 from gdnconsole.ui.tones import Tones, styled
 
 FIGURES_WIDTH = 36

@@ -20,7 +20,7 @@ from gdnconsole.chat.model import Health
 from gdnconsole.host.link import LinkState
 from gdnconsole.host.session import HostSession
 from gdnconsole.sglang.stages import Severity, Stage
-from gdnconsole.ui.models.timefmt import duration, span
+from gdnconsole.timefmt import duration, span
 from gdnconsole.ui.theme import LogPalette
 
 Clock = Callable[[], float]

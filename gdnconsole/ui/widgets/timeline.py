@@ -15,7 +15,7 @@ from textual.widgets import Static
 
 from gdnconsole.sglang.stages import Severity, Stage
 from gdnconsole.sglang.tracker import Startup
-from gdnconsole.ui.models.timefmt import span
+from gdnconsole.timefmt import span
 from gdnconsole.ui.theme import LogPalette
 
 
