@@ -32,19 +32,25 @@ test: test-deps lint
 bench: $(STAMP)
 	$(BIN)/python bench/run.py
 
-# Mutation testing of the SGLang core ([tool.mutmut] in pyproject.toml), from scratch each time (a result
-# kept from an earlier run would hide a test that got weaker), niced, MUTATION_JOBS workers; then one line
-# per module and the total (tests/tools/mutation.py). Survivors by name: `$(BIN)/mutmut results`, each
-# one's diff: `$(BIN)/mutmut show NAME`; equivalent ones are listed in mutation-equivalents.toml. What
-# mutmut cannot reach (properties, a cached function) gets hand mutants (tests/tools/hand_mutants.py).
+# Mutation testing of the SGLang core and the log core ([tool.mutmut] in pyproject.toml), from scratch each
+# time (a result kept from an earlier run would hide a test that got weaker), niced, MUTATION_JOBS workers;
+# then one line per module and the total (tests/tools/mutation.py). The whole core takes a while on two
+# cores; before landing a change to one module, `make mutation MUTATE=gdnconsole/sglang/flags.py` (one or
+# more paths) runs and scores only those. Survivors by name: `$(BIN)/python tests/tools/mutation.py
+# --survivors`, each one's diff: `$(BIN)/mutmut show NAME`; equivalent ones are listed in
+# mutation-equivalents.toml. What mutmut cannot reach (properties, cached functions) gets hand mutants
+# (tests/tools/hand_mutants.py).
 MUTATION_JOBS ?= 2
 MUTATION_FAIL_UNDER ?= 90
+MUTATE ?=
 mutation: $(STAMP)
 	rm -rf mutants && mkdir mutants
-	nice -n 10 $(BIN)/mutmut run --max-children $(MUTATION_JOBS) > mutants/run.log 2>&1 \
+	nice -n 10 $(BIN)/mutmut run --max-children $(MUTATION_JOBS) \
+		$(foreach m,$(MUTATE),'$(subst /,.,$(m:.py=)).*') > mutants/run.log 2>&1 \
 		|| { tail -c 3000 mutants/run.log; exit 1; }
-	$(BIN)/python tests/tools/mutation.py --fail-under $(MUTATION_FAIL_UNDER); score=$$?; \
-		nice -n 10 $(BIN)/python tests/tools/hand_mutants.py && exit $$score
+	$(BIN)/python tests/tools/mutation.py --fail-under $(MUTATION_FAIL_UNDER) $(if $(MUTATE),--only $(MUTATE)); \
+		score=$$?; nice -n 10 $(BIN)/python tests/tools/hand_mutants.py $(if $(MUTATE),--only $(MUTATE)) \
+		&& exit $$score
 
 screenshots: $(STAMP)
 	$(BIN)/python -m tests.ui.screenshots screenshots

@@ -5,11 +5,12 @@ each what a slip in that code could look like, are applied one at a time to a co
 temporary folder, and the tests mutmut uses run against the copy: each edit must make a test fail.
 A clean copy is run first and must pass, or nothing here would mean anything.
 
-    python tests/tools/hand_mutants.py      (part of `make mutation`)
+    python tests/tools/hand_mutants.py [--only PATH ...]     (part of `make mutation`)
 """
 
 from __future__ import annotations
 
+import argparse
 import os
 import shutil
 import subprocess
@@ -95,7 +96,13 @@ def passes(work: Path) -> bool:
     return subprocess.run(argv, cwd=work, env=env, capture_output=True).returncode == 0
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", nargs="+", metavar="PATH", help="only the hand mutants of these modules")
+    args = parser.parse_args(argv)
+    chosen = [m for m in MUTANTS if not args.only or m[0] in args.only]
+    if not chosen:
+        return 0
     survived: list[str] = []
     with tempfile.TemporaryDirectory(prefix="gdn-hand-mutants-") as tmp:
         work = Path(tmp)
@@ -103,7 +110,7 @@ def main() -> int:
         if not passes(work):
             print("hand mutants: the tests fail on an unchanged copy; nothing checked")
             return 1
-        for path, before, after, meaning in MUTANTS:
+        for path, before, after, meaning in chosen:
             target = work / path
             original = target.read_text()
             if before not in original:
@@ -117,8 +124,8 @@ def main() -> int:
                     print(f"  survived: {meaning}")
             finally:
                 target.write_text(original)
-    killed = len(MUTANTS) - len(survived)
-    print(f"hand mutants (what mutmut cannot reach): {killed} killed of {len(MUTANTS)}")
+    killed = len(chosen) - len(survived)
+    print(f"hand mutants (what mutmut cannot reach): {killed} killed of {len(chosen)}")
     return 1 if survived else 0
 
 

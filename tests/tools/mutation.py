@@ -12,7 +12,7 @@ each module: functions with a decorator other than ``staticmethod``/``classmetho
 functions), which tests/tools/hand_mutants.py mutates by hand, and code outside any function (regexes,
 tables, enum values), which the tests of the functions that read them check instead.
 
-    python -m tests.tools.mutation [--fail-under 90] [--survivors]
+    python -m tests.tools.mutation [--fail-under 90] [--survivors] [--only PATH ...]
 """
 
 from __future__ import annotations
@@ -140,10 +140,17 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--fail-under", type=float, default=0.0, help="exit 1 if a module scores less")
     parser.add_argument("--survivors", action="store_true", help="list every survivor by name")
+    parser.add_argument("--only", nargs="+", metavar="PATH", help="score only these modules (make MUTATE=)")
     args = parser.parse_args(argv)
 
     known = equivalents()
     names = modules()
+    if args.only:
+        unknown = [path for path in args.only if path not in names]
+        if unknown:
+            print(f"not mutated ([tool.mutmut] only_mutate in pyproject.toml): {', '.join(unknown)}")
+            return 2
+        names = [path for path in names if path in args.only]
     width = max(len(m) for m in names)
     scores: list[Score] = []
     for module in names:
