@@ -324,7 +324,8 @@ def _take(
         result.values[flag.dest] = not typed.startswith("--no-")
         return index + 1
     if explicit is not None:
-        result.values[flag.dest] = parser.convert(flag, explicit)
+        value = parser.convert(flag, explicit)
+        result.values[flag.dest] = [value] if flag.nargs in ("+", "*") else value
         return index + 1
     following = []
     cursor = index + 1

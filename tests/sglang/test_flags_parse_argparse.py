@@ -98,3 +98,21 @@ def test_a_value_given_with_equals_may_hold_spaces(argv: list[str]) -> None:
     assert gdnconsole_reads(argv, "0.5.11") == argparse_reads(argv, "0.5.11")
     if "--port=80 80" not in argv:
         assert parse_argv(argv, "0.5.11").values["json_model_override_args"] == '{"rope_theta": 1000000}'
+
+
+@pytest.mark.parametrize(
+    ("argv", "value"),
+    [
+        (["--cuda-graph-bs=4"], {"cuda_graph_bs": [4]}),
+        (["--lora-paths=a"], {"lora_paths": ["a"]}),
+        (["--lora-paths=a", "b"], None),
+        (["--model-checksum=abc"], {"model_checksum": "abc"}),
+    ],
+    ids=str,
+)
+def test_a_list_flag_given_with_equals_holds_a_list_of_that_one_value(
+    argv: list[str], value: dict[str, object] | None
+) -> None:
+    assert gdnconsole_reads([*MODEL, *argv], "0.5.11") == argparse_reads([*MODEL, *argv], "0.5.11")
+    if value is not None:
+        assert parse_argv([*MODEL, *argv], "0.5.11").values == {"model_path": MODEL[1], **value}
