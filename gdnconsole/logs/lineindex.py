@@ -109,8 +109,9 @@ class LineIndex:
             before = 0
         fh = self._file()
         if fh is None:
-            # Missing (between a relaunch's rename and its create): nothing to read, the next poll looks.
-            return Growth(False, before, before)
+            # Missing (between a relaunch's rename and its create): nothing to read, the next poll looks; a
+            # restart found on the way is still news (the lines counted before are gone).
+            return Growth(reason is not None, before, before, reason)
         self._index(fh, os.fstat(fh.fileno()).st_size, progress, cancelled)
         self._seen = os.pread(fh.fileno(), min(SEEN, self.end), self.end - min(SEEN, self.end))
         return Growth(reason is not None, before, self.complete, reason)

@@ -308,3 +308,18 @@ def test_a_deleted_log_is_read_on_and_its_return_is_a_replacement(tmp_path: Path
     path.write_bytes(b"back\n")
     assert index.update() == Growth(True, 0, 1, "replaced")
     assert index.read(0, 3) == [b"back"]
+
+
+def test_a_log_truncated_then_deleted_is_reported_as_restarted(tmp_path: Path) -> None:
+    path = tmp_path / "a.log"
+    path.write_bytes(b"one\ntwo\n")
+    index = LineIndex(path)
+    index.update()
+    with path.open("r+b") as fh:
+        fh.truncate(0)
+    path.unlink()  # nothing at the path to restart on: the restart is news all the same
+    assert index.update() == Growth(True, 0, 0, "truncated")
+    assert index.read(0, 2) == []
+    path.write_bytes(b"new\n")
+    assert index.update() == Growth(False, 0, 1)
+    assert index.read(0, 2) == [b"new"]
