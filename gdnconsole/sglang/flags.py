@@ -184,7 +184,8 @@ class _Parser:
                 f"{flag.options[0]} takes {'an integer' if flag.type == 'int' else 'a ' + str(flag.type)}",
             ) from None
         if flag.choices is not None and str(value) not in flag.choices:
-            shown = ", ".join(repr(c) for c in flag.choices)
+            # argparse shows each choice's repr; the table keeps integer choices as text
+            shown = ", ".join(c if flag.type == "int" else repr(c) for c in flag.choices)
             near = closest(str(value), flag.choices)
             raise ArgvError(
                 "invalid_choice",

@@ -116,3 +116,12 @@ def test_a_list_flag_given_with_equals_holds_a_list_of_that_one_value(
     assert gdnconsole_reads([*MODEL, *argv], "0.5.11") == argparse_reads([*MODEL, *argv], "0.5.11")
     if value is not None:
         assert parse_argv([*MODEL, *argv], "0.5.11").values == {"model_path": MODEL[1], **value}
+
+
+def test_an_integer_choice_is_refused_with_the_numbers_argparse_lists() -> None:
+    argv = [*MODEL, "--log-requests-level", "5"]
+    assert gdnconsole_reads(argv, "0.5.23") == argparse_reads(argv, "0.5.23")
+    assert gdnconsole_reads(argv, "0.5.23") == (
+        "error",
+        "argument --log-requests-level: invalid choice: 5 (choose from 0, 1, 2, 3)",
+    )
