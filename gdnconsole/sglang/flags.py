@@ -249,8 +249,12 @@ def _more_unknown(parser: _Parser, options: list[str]) -> list[Finding]:
 
 
 def _scan(parser: _Parser, tokens: list[str]) -> list[tuple[Flag | None, str | None, str] | None]:
-    """argparse classifies every token first, so an ambiguous prefix is refused before anything else."""
-    return [_classify(parser, token) for token in tokens]
+    """argparse classifies every token first, so an ambiguous prefix is refused before anything else. A
+    bare ``--`` ends the flags: it and every token after it are left over, and it ends the value before it."""
+    end = tokens.index("--") if "--" in tokens else len(tokens)
+    return [_classify(parser, token) for token in tokens[:end]] + [
+        (None, None, token) for token in tokens[end:]
+    ]
 
 
 def _classify(parser: _Parser, token: str) -> tuple[Flag | None, str | None, str] | None:

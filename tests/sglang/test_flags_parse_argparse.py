@@ -125,3 +125,20 @@ def test_an_integer_choice_is_refused_with_the_numbers_argparse_lists() -> None:
         "error",
         "argument --log-requests-level: invalid choice: 5 (choose from 0, 1, 2, 3)",
     )
+
+
+@pytest.mark.parametrize(
+    ("argv", "text"),
+    [
+        ([*MODEL, "--", "x"], "unrecognized arguments: -- x"),
+        ([*MODEL, "--lora-paths", "a", "--", "--port", "1"], "unrecognized arguments: -- --port 1"),
+        ([*MODEL, "--port", "--", "1"], "argument --port: expected one argument"),
+        (["--", *MODEL], "the following arguments are required: --model-path/--model"),
+    ],
+    ids=lambda value: " ".join(value) if isinstance(value, list) else "",
+)
+def test_a_bare_double_dash_ends_the_flags_and_is_left_over_with_all_after_it(
+    argv: list[str], text: str
+) -> None:
+    """The texts of Python 3.11's argparse."""
+    assert gdnconsole_reads(argv, "0.5.11") == ("error", text)
