@@ -1,11 +1,11 @@
-"""The flag checker on a launch profile: its argv, its environment and its model's architecture, as the
-launcher would send them. One place for `config check`, the flag form and the launcher to share. Pure."""
+"""The flag checker on a launch profile: its argv and its environment, as the launcher would send them.
+The model's architecture is read from that argv, as SGLang reads it: a --model-path in the profile's args
+comes last and wins. One place for `config check`, the flag form and the launcher to share. Pure."""
 
 from __future__ import annotations
 
 from gdnconsole.config.hosts import Profile
 from gdnconsole.sglang.launch import server_args
-from gdnconsole.sglang.models import architecture_of
 from gdnconsole.sglang.rules import CheckResult, check
 
 
@@ -22,7 +22,6 @@ def check_profile(
         sglang=sglang,
         compute_capability=compute_capability,
         gpus=gpus,
-        architecture=architecture_of(profile.model),
         env=profile.env,
         gpu_memory_mb=gpu_memory_mb,
     )

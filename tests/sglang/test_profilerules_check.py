@@ -53,3 +53,19 @@ def test_the_gpus_capability_and_memory_reach_the_rules() -> None:
         Profile(name="p", model="Qwen/Qwen3-8B"), sglang="0.5.23", compute_capability="10.0", gpus=1
     )
     assert blackwell.values["attention_backend"] == "trtllm_mha"
+
+
+def test_a_model_path_in_the_profiles_args_is_the_model_checked() -> None:
+    # The launcher sends args after --model-path PROFILE.MODEL; SGLang's argparse keeps the last one,
+    # so that is the model it loads and whose architecture its rules read.
+    nextn = Speculative(algorithm="NEXTN")
+    hybrid_in_args = Profile(
+        name="p", model="Qwen/Qwen3-8B", speculative=nextn, args=("--model-path", "Qwen/Qwen3.6-27B")
+    )
+    result = check_profile(hybrid_in_args, sglang="0.5.11", compute_capability="9.0", gpus=1)
+    assert [e.id for e in result.errors] == ["mamba.speculative_needs_extra_buffer"]
+    assert result.values["model_path"] == "Qwen/Qwen3.6-27B"
+    dense_in_args = Profile(
+        name="p", model="Qwen/Qwen3.6-27B", speculative=nextn, args=("--model-path", "Qwen/Qwen3-8B")
+    )
+    assert check_profile(dense_in_args, sglang="0.5.11", compute_capability="9.0", gpus=1).ok
