@@ -259,3 +259,62 @@ def test_a_single_core_machine_scans_in_one_process(
     monkeypatch.setattr(os, "cpu_count", lambda: cpus)
     monkeypatch.setattr(logscan, "PARALLEL_MIN", 1)
     assert numbers(logscan.scan(path)) == one
+
+
+def test_a_giant_first_line_is_read_from_its_first_byte_to_its_newline(
+    tmp_path: Path, scanner: str, small: None
+) -> None:
+    # 5000 bytes: more than a window; its newline is the first byte of a 50-byte read
+    long = b"[2026-11-30 10:00:01] " + b"g" * 4977 + b"!"
+    result = logscan.scan(write(tmp_path / "x.log", long + b"\n" + text([OTHER, D])), parallel=False)
+    assert result.records == [(1, capped(long[:10], 5000, long[-6:])), (2, OTHER.encode()), (3, D.encode())]
+
+
+def test_a_giant_line_of_nul_bytes_only_is_an_empty_line(tmp_path: Path, scanner: str, small: None) -> None:
+    result = logscan.scan(
+        write(tmp_path / "x.log", text([OTHER]) + b"\0" * 5000 + b"\n" + text([D])), parallel=False
+    )
+    assert result.records == [(1, OTHER.encode()), (2, b""), (3, D.encode())]
+
+
+def test_a_nul_hole_that_ends_inside_a_read_is_skipped_to_the_byte(
+    tmp_path: Path, scanner: str, small: None
+) -> None:
+    long = b"[2026-11-30 10:00:01] " + b"v" * 5000 + b"!"
+    result = logscan.scan(
+        write(tmp_path / "x.log", b"\0" * 5020 + long + b"\n" + text([OTHER])), parallel=False
+    )
+    assert result.records == [(1, capped(long[:10], len(long), long[-6:])), (2, OTHER.encode())]
+
+
+def test_a_line_past_a_window_of_exactly_the_cap_is_kept_whole(
+    tmp_path: Path, scanner: str, small: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    long = b"[2026-11-30 10:00:01] " + b"w" * 9000 + b"END"
+    monkeypatch.setattr(logscan, "LINE_CAP", len(long))
+    result = logscan.scan(write(tmp_path / "x.log", text([OTHER]) + long + b"\n" + text([D])), parallel=False)
+    assert result.records == [(1, OTHER.encode()), (2, long), (3, D.encode())]
+
+
+def test_two_processes_reading_small_blocks_each_stop_at_their_half(
+    tmp_path: Path, scanner: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(logscan, "CHUNK", 1000)
+    lines = parallel_lines()
+    result = logscan.scan(write(tmp_path / "x.log", text(lines)), parallel=True)
+    assert_true_lines(result, lines)
+    assert numbers(result)[-2:] == [61, 62]
+
+
+def test_the_split_looks_for_a_newline_in_the_mebibyte_after_the_middle_only(
+    tmp_path: Path, scanner: str
+) -> None:
+    if scanner == "python":
+        pytest.skip("the walker halves this run at the long line whether the file is split there or not")
+    # a 3 MiB Decode line: its newline lies 1.5 MiB after the middle, too far: the file is not split
+    # (a split after it would start a run of its own at line 3, keeping line 3)
+    huge = D + "x" * (3 << 20)
+    lines = [D, huge, D, D]
+    path = write(tmp_path / "x.log", text(lines))
+    result = logscan.scan(path, parallel=True)
+    assert (result.lines, numbers(result)) == (4, [1, 2, 4])

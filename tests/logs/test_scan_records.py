@@ -7,6 +7,8 @@ caller set."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -272,3 +274,16 @@ def test_the_walker_with_any_block_size_keeps_what_tells_the_story(lines: list[s
 
 def story(count: int, records: list[tuple[int, bytes]]) -> dict[str, object]:
     return summary(track(logscan.decoded(records)), file="x", lines=count)
+
+
+def test_a_block_cut_inside_an_access_line_counts_only_its_whole_lines(
+    tmp_path: Path, walker: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # blocks of 21 access lines and the start of the 22nd, up to past its "HTTP/1.1": that part is
+    # not counted, so each block of access lines only keeps its ends
+    monkeypatch.setattr(logscan, "LEAF", 400)
+    monkeypatch.setattr(logscan, "CHUNK", 21 * 93 + 90)
+    path = tmp_path / "x.log"
+    path.write_bytes(data([A] * 60))
+    result = logscan.scan(path, parallel=False)
+    assert (result.lines, [n for n, _ in result.records]) == (60, [1, 21, 22, 43, 44, 60])

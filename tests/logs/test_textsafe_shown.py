@@ -121,3 +121,7 @@ def test_log_lines_glued_to_earlier_states_are_kept_after_the_last_state() -> No
 def test_a_state_that_starts_with_a_stamp_is_not_a_glued_line() -> None:
     assert last_carriage_state("[2026-11-30 10:00:00] Loading 10%\rLoading 100%") == "Loading 100%"
     assert last_carriage_state("x[2026-11-30 10:00]\rdone") == "done"  # a stamp needs its seconds
+
+
+def test_a_stamp_one_character_into_a_state_is_a_glued_line() -> None:
+    assert last_carriage_state("x[2026-11-30 10:00:00] hi\rdone") == "done[2026-11-30 10:00:00] hi"
