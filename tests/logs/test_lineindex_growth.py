@@ -93,7 +93,9 @@ def test_progress_is_told_after_each_read_and_cancel_stops_indexing(
 
     assert cancelled.update(cancelled=after_one_read) == Growth(False, 0, 8)  # the first 64 bytes
     assert (cancelled.end, cancelled.size) == (64, 64)
-    assert cancelled.update() == Growth(False, 8, 20)  # the rest on the next one
+    asked.clear()
+    assert cancelled.update(cancelled=lambda: bool(asked.append(1))) == Growth(False, 8, 20)  # the rest
+    assert len(asked) == 2  # asked once before each read, and not once all is read
     assert cancelled.read(18, 25) == [b"L000018", b"L000019"]
 
 
@@ -323,3 +325,16 @@ def test_a_log_truncated_then_deleted_is_reported_as_restarted(tmp_path: Path) -
     path.write_bytes(b"new\n")
     assert index.update() == Growth(False, 0, 1)
     assert index.read(0, 2) == [b"new"]
+
+
+def test_checkpoints_start_again_after_a_truncation(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(logindex, "BLOCK", 16)
+    path = tmp_path / "a.log"
+    path.write_bytes(numbered(20))
+    index = LineIndex(path)
+    index.update()
+    again = numbered(10, start=100)
+    path.write_bytes(again)
+    assert index.update() == Growth(True, 0, 10, "truncated")
+    assert checkpoints(index) == expected_checkpoints(again, 16)
+    assert index.checkpoint(3) == (3, 24)

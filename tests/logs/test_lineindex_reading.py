@@ -244,3 +244,45 @@ def test_nuls_before_a_line_are_not_part_of_it_but_nuls_inside_are(tmp_path: Pat
     )
     index = indexed(tmp_path / "a.log", data)
     assert index.read(0, 9) == [b"first", b"second", b"  indented", b"Xylophone", inside, b"end"]
+
+
+@pytest.mark.usefixtures("small")
+def test_a_chunk_of_up_to_two_chunks_of_bytes_is_read_raw(tmp_path: Path) -> None:
+    wide = b"w" * 45  # over the cap of 40 that reading a line applies
+    at_limit = wide + b"\n" + b"s" * 17 + b"\n"  # checkpoints at bytes 46 and 64: a span of exactly 64
+    index = indexed(tmp_path / "a.log", at_limit + b"end\n")
+    assert list(index.chunks(0, 2)) == [(0, at_limit)]
+    over = wide + b"\n" + b"s" * 18 + b"\n"  # a span of 65: read line by line, capped
+    index = indexed(tmp_path / "b.log", over + b"end\n")
+    assert list(index.chunks(0, 2)) == [(0, capped(b"w" * 10, 45, b"w" * 6) + b"\n"), (1, b"s" * 18 + b"\n")]
+
+
+@pytest.mark.usefixtures("small")
+def test_a_giant_line_in_the_last_chunk_is_capped(tmp_path: Path) -> None:
+    index = indexed(tmp_path / "a.log", b"a\nb\n" + b"g" * 200 + b"\n")
+    assert list(index.chunks(0, 3)) == [(0, b"a\nb\n" + capped(b"g" * 10, 200, b"g" * 6) + b"\n")]
+
+
+@pytest.mark.usefixtures("small")
+def test_a_span_read_line_by_line_is_cut_into_chunks_of_about_a_chunk(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Three 16-byte blocks a chunk: 48 bytes; a span over 96 bytes between checkpoints is read line by line
+    # (no line here is over the cap of 60), and cut after the line that brings a chunk to 48 bytes.
+    monkeypatch.setattr(logindex, "CHUNK_BLOCKS", 3)
+    monkeypatch.setattr(logindex, "LINE_CAP", 60)
+    short = [b"ab"] * 4  # 12 bytes with their newlines, all in the first block
+    exact = [*short, b"x" * 35, b"y" * 46, b"zz"]  # 12 + 36 = 48: cut; 47 then 3 more: cut at the end
+    data = b"".join(line + b"\n" for line in exact)
+    index = indexed(tmp_path / "a.log", data + b"end\n")
+    assert list(index.chunks(0, 7)) == [(0, data[:48]), (5, data[48:])]
+    under = [*short, b"x" * 34, b"y" * 39, b"z" * 9]  # 12 + 35 = 47: not yet; 47 + 40: cut
+    data = b"".join(line + b"\n" for line in under)
+    index = indexed(tmp_path / "b.log", data + b"end\n")
+    assert list(index.chunks(0, 7)) == [(0, data[:87]), (6, data[87:])]
+
+
+def test_nuls_before_a_line_inside_one_read_are_not_part_of_it(tmp_path: Path) -> None:
+    data = b"one\n\0\0\0two\nXylophone\nfour\0\0\n\0\0\0\0\n  five\nsix\n"
+    index = indexed(tmp_path / "a.log", data)
+    assert index.read(0, 9) == [b"one", b"two", b"Xylophone", b"four\0\0", b"", b"  five", b"six"]
