@@ -20,6 +20,7 @@ def run(sglang: str, cc: str | None, *flags: str, model: list[str] = QWEN3, **fa
 def notice(result: CheckResult, id: str) -> tuple[str | None, str, str] | None:
     """The notice ``id`` as the operator reads it (flag, source, message), or None."""
     found = [(n.flag, n.source, n.message) for n in result.notices if n.id == id]
+    assert all(n.severity == "notice" and n.raises is None for n in result.notices)
     return found[0] if found else None
 
 
@@ -92,7 +93,9 @@ def test_cutedsl_mla_on_0_5_23_keeps_32_or_64_whichever_field_names_it() -> None
     for field in ("--decode-attention-backend", "--prefill-attention-backend"):
         assert page("0.5.23", "10.0", field, "cutedsl_mla", "--page-size", "128") == 64
         assert page("0.5.23", "10.0", field, "cutedsl_mla", "--page-size", "32") == 32
-    assert page("0.5.23", "10.0", "--attention-backend", "cutedsl_mla", "--page-size", "64") == 64
+    for kept in ("32", "64"):
+        same = run("0.5.23", "10.0", "--attention-backend", "cutedsl_mla", "--page-size", kept)
+        assert same.notices == [] and same.values["page_size"] == int(kept)
 
 
 def test_trtllm_mha_on_0_5_23_keeps_16_to_128_and_reads_every_backend_field() -> None:
@@ -104,7 +107,8 @@ def test_trtllm_mha_on_0_5_23_keeps_16_to_128_and_reads_every_backend_field() ->
         "SGLang would set --page-size to 64: TensorRT-LLM MHA supports 16, 32, 64 or 128.",
     )
     for kept in (16, 32, 64, 128):
-        assert page("0.5.23", "10.0", "--attention-backend", "trtllm_mha", "--page-size", str(kept)) == kept
+        same = run("0.5.23", "10.0", "--attention-backend", "trtllm_mha", "--page-size", str(kept))
+        assert same.notices == [] and same.values["page_size"] == kept
     for field in ("--decode-attention-backend", "--prefill-attention-backend"):
         assert page("0.5.23", "10.0", "--attention-backend", "triton", field, "trtllm_mha") == 64
     draft = ["--attention-backend", "triton", "--speculative-draft-attention-backend", "trtllm_mha"]
@@ -217,6 +221,14 @@ def test_fa3_with_fp8_e5m2_falls_back_to_triton() -> None:
         )
         kept = run(sglang, "9.0", "--attention-backend", "fa3", "--kv-cache-dtype", "fp8_e4m3")
         assert kept.notices == [] and kept.values["attention_backend"] == "fa3"
+        # DeepSeek's Hopper default is fa3: the dtype is then the flag the operator typed
+        default = run(sglang, "9.0", "--kv-cache-dtype", "fp8_e5m2", model=DSV3)
+        assert default.values["attention_backend"] == "triton"
+        assert notice(default, "attention.fa3_fp8_e5m2_is_triton") == (
+            "--kv-cache-dtype",
+            source,
+            "SGLang would use the triton attention backend: FlashAttention3 takes only fp8_e4m3.",
+        )
         other = run(sglang, "9.0", "--attention-backend", "flashinfer", "--kv-cache-dtype", "fp8_e5m2")
         assert other.notices == [] and other.values["attention_backend"] == "flashinfer"
 

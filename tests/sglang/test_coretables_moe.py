@@ -35,6 +35,7 @@ def error_ids(sglang: str, *flags: str, **facts: object) -> list[str]:
 
 
 def notices(result: CheckResult) -> list[tuple[str, str | None, str, str]]:
+    assert all(n.severity == "notice" and n.raises is None for n in result.notices)
     return [(n.id, n.flag, n.source, n.message) for n in result.notices]
 
 
@@ -358,6 +359,13 @@ def test_mori_budget_names_the_limit_the_sizes_and_the_dp_division() -> None:
         assert given.flag == "--moe-a2a-backend"  # the backend is always typed: it is the one marked
         assert run(sglang, "--moe-a2a-backend", "mori", "--chunked-prefill-size", "4096").ok  # at the limit
         assert run(sglang, "--moe-a2a-backend", "mori", "--chunked-prefill-size", "1000", env=limit).ok
+        # a one-token chunk still counts; chunking off (0) is never checked, whatever the limit
+        for zero in ("0", "-1"):
+            nothing = {"SGLANG_MORI_NUM_MAX_DISPATCH_TOKENS_PER_RANK": zero}
+            assert error_ids(
+                sglang, "--moe-a2a-backend", "mori", "--chunked-prefill-size", "1", env=nothing
+            ) == ["moe.mori_dispatch_tokens"]
+            assert run(sglang, "--moe-a2a-backend", "mori", "--chunked-prefill-size", "0", env=nothing).ok
         # some GPUs' sizes fit: no error (the memory is unknown); decode nodes skip the check
         assert run(sglang, "--moe-a2a-backend", "mori").ok
         assert run(sglang, "--moe-a2a-backend", "mori", "--chunked-prefill-size", "8192",
@@ -400,6 +408,10 @@ def test_pplx_budget_counts_the_dp_share_and_the_decode_graph_batch() -> None:
     graph = run("0.5.23", *pplx, "--chunked-prefill-size", "256", "--cuda-graph-max-bs-decode", "200")
     assert "a forward needs 200, divided by the attention DP size" in graph.errors[0].message
     assert run("0.5.23", *pplx, "--chunked-prefill-size", "256", "--cuda-graph-max-bs-decode", "100").ok
+    # a one-token share still counts; chunking off (0) does not, whatever the decode graph
+    tiny = [*pplx, "--chunked-prefill-size", "4", "--cuda-graph-max-bs-decode", "200"]
+    assert "a forward needs 200, divided by the attention DP size" in run("0.5.23", *tiny).errors[0].message
+    assert run("0.5.23", *pplx, "--chunked-prefill-size", "0", "--cuda-graph-max-bs-decode", "200").ok
     # the limit comes from the environment; an unreadable one is SGLang's default, 128
     wide = {"SGLANG_PPLX_NUM_MAX_DISPATCH_TOKENS_PER_RANK": "2048"}
     assert run("0.5.23", *pplx, "--chunked-prefill-size", "8192", env=wide).ok
@@ -419,6 +431,10 @@ def test_pplx_budget_counts_the_dp_share_and_the_decode_graph_batch() -> None:
     # chunked prefill off, or a decode node: nothing to check
     assert run("0.5.23", *pplx, "--chunked-prefill-size", "-1").ok
     assert run("0.5.23", *pplx, "--chunked-prefill-size", "8192", "--disaggregation-mode", "decode").ok
+    # two attention-DP groups are enough
+    assert run("0.5.23", "--moe-a2a-backend", "pplx", "--attn-dp-size", "2", "--chunked-prefill-size", "8").ok
+    assert error_ids("0.5.23", "--moe-a2a-backend", "pplx", "--attn-dp-size", "1",
+                     "--chunked-prefill-size", "8") == ["moe.pplx_needs_attn_dp"]  # fmt: skip
     # low_latency and auto are both low-latency modes; deep_gemm and auto both run it
     for mode in ("low_latency", "auto"):
         for runner in ("deep_gemm", "auto"):
@@ -433,6 +449,10 @@ def test_pplx_budget_counts_the_dp_share_and_the_decode_graph_batch() -> None:
             ]
             assert run("0.5.23", *flags).ok
     assert run("0.5.23", "--deepep-mode", "normal").ok  # no pplx: the mode is deepep's own business
+    # mxfp8 puts flashinfer_trtllm in place of auto, which pplx refuses: the typed flag is the backend's
+    [runner] = run("0.5.23", *pplx, "--quantization", "mxfp8", "--chunked-prefill-size", "64").errors
+    assert (runner.id, runner.flag) == ("moe.pplx_runner", "--moe-a2a-backend")
+    assert "runs on the deep_gemm MoE runner, not flashinfer_trtllm." in runner.message
 
 
 # -- EPLB, the dense TP size ----------------------------------------------------------------------------

@@ -321,6 +321,10 @@ def test_pipeline_parallelism_on_0_5_23_takes_eagle_on_prefill_nodes_only() -> N
         assert error_ids("0.5.23", *eagle, env={"SGLANG_ENABLE_PP_SPEC": no}) == [
             "parallel.pp_speculative_needs_prefill_node"
         ], no
+    # DSPARK takes its own path (prefill nodes only, which the rules leave to SGLang): not EAGLE's
+    assert run(
+        "0.5.23", "--pp-size", "2", "--speculative-algorithm", "DSPARK", "--disaggregation-mode", "prefill"
+    ).ok
     # one pipeline stage: no rule at all
     assert run("0.5.23", *eagle[2:]).ok
     assert run("0.5.23", "--speculative-algorithm", "NGRAM").ok
