@@ -259,3 +259,33 @@ def test_search_across_chunks_and_cancelled(tmp_path: Path, monkeypatch: pytest.
     assert doc.search("y", 0, cancelled=lambda: True) is None
     assert doc.search("y", 39, backward=True, cancelled=lambda: True) is None
     assert doc.search("line 03[3-9]", 0) == 33
+
+
+def test_decode_batches_before_ready_are_serving_and_requests_warm_up(tmp_path: Path) -> None:
+    lines = [
+        INIT,
+        LOAD,
+        UVICORN,
+        *(ACCESS.format(k) for k in range(4)),  # 3..6
+        *(DECODE.format(k) for k in range(4)),  # 7..10: the warm-up request's decoding
+        READY,  # 11
+    ]
+    doc = document(tmp_path / "a.log", lines)
+    assert shown(doc, FilterSpec(stages=frozenset({Stage.WARMUP}))) == [3, 4, 5, 6]
+    assert shown(doc, FilterSpec(stages=frozenset({Stage.SERVING}))) == [7, 8, 9, 10]
+    infos = doc.read(range(12))
+    assert [i.number for i in infos if i.stage is Stage.SERVING] == [7, 8, 9, 10]
+
+
+def test_a_search_for_line_starts_finds_no_line_past_the_last(tmp_path: Path) -> None:
+    doc = document(tmp_path / "a.log", story())
+    assert doc.search("^", 31) == 32
+    assert doc.search("^", 32) is None
+    assert shown(doc, FilterSpec(regex="^")) == list(range(33))
+    assert shown(doc, FilterSpec(regex="$"), 30) == [30, 31, 32]
+
+
+def test_a_last_line_without_its_newline_matches_from_its_start(tmp_path: Path) -> None:
+    doc = document(tmp_path / "a.log", [INIT, "Decode batch, unfinished"], end="")
+    assert shown(doc, FilterSpec(regex="Decode"), 0, 2) == [1]
+    assert shown(doc, FilterSpec(regex="^Decode"), 0, 2) == [1]
