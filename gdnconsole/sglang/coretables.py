@@ -384,37 +384,33 @@ def _dp_size(c: Ctx) -> int:
 def dp_attention_rules(version: str, source: str, dest: str) -> list[Step]:
     """``_handle_data_parallelism``: attention DP splits the TP group, so tp must be a multiple of the DP
     size (a bare assert); then each DP rank prefills a share of the chunk (511 :2928-2942; 523
-    parallel_hook.py:313-333). A DP size of 0 (0.5.11's ``--dp 0 --enable-dp-attention``) fails that assert's
-    modulo itself."""
+    parallel_hook.py:313-333). A DP size of 0 (0.5.11's ``--dp 0 --enable-dp-attention``) stops SGLang at
+    the same assert, whose modulo raises ZeroDivisionError: the message says so."""
+
+    def message(c: Ctx) -> str:
+        if _dp_size(c) == 0:
+            return (
+                f"SGLang {version} would stop with ZeroDivisionError: with data-parallel attention the "
+                "tensor-parallel size must be a multiple of the attention DP size, and a DP size of 0 "
+                "divides by zero. Fix: a DP size of 1 or more that divides --tp."
+            )
+        return (
+            f"SGLang {version} would stop with a bare AssertionError: with data-parallel attention the "
+            f"tensor-parallel size ({c.tp_size}{'' if 'tp_size' in c.given else ', the default'}) must "
+            f"be a multiple of the attention DP size ({_dp_size(c)}). Fix: --tp {_dp_size(c)} (or a "
+            "multiple of it), or a DP size that divides --tp."
+        )
+
     return [
-        Rule(
-            id="parallel.attention_dp_size_zero",
-            flags=(dest, "enable_dp_attention"),
-            severity="error",
-            when=lambda c: c.dp_attention and _dp_size(c) == 0,
-            message=lambda c: (
-                f"SGLang {version} would stop with ZeroDivisionError: data-parallel attention with a DP "
-                "size of 0 divides the tensor-parallel size by zero. Fix: a DP size of 1 or more that "
-                "divides --tp."
-            ),
-            source=source,
-            raises="ZeroDivisionError",
-            sglang_text=lambda c: "integer modulo by zero",
-        ),
         Rule(
             id="parallel.tp_not_divisible_by_dp",
             flags=(dest, "tp_size", "enable_dp_attention"),
             severity="error",
-            when=lambda c: c.dp_attention and _dp_size(c) != 0 and c.tp_size % _dp_size(c) != 0,
-            message=lambda c: (
-                f"SGLang {version} would stop with a bare AssertionError: with data-parallel attention the "
-                f"tensor-parallel size ({c.tp_size}{'' if 'tp_size' in c.given else ', the default'}) must "
-                f"be a multiple of the attention DP size ({_dp_size(c)}). Fix: --tp {_dp_size(c)} (or a "
-                "multiple of it), or a DP size that divides --tp."
-            ),
+            when=lambda c: c.dp_attention and (_dp_size(c) == 0 or c.tp_size % _dp_size(c) != 0),
+            message=message,
             source=source,
             raises="AssertionError",
-            sglang_text=lambda c: "",
+            sglang_text=lambda c: "integer modulo by zero" if _dp_size(c) == 0 else "",
         ),
         Resolve(
             "parallel.dp_attention_chunk",

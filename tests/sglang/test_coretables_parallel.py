@@ -207,10 +207,12 @@ def test_dp_attention_needs_tp_divisible_by_the_dp_size() -> None:
 
 
 def test_dp_attention_with_a_dp_size_of_zero_is_sglangs_zero_division_not_a_crash() -> None:
+    """SGLang's ``assert tp_size % dp_size == 0`` raises ZeroDivisionError for --dp 0: the checker says so."""
     assert errors("0.5.11", "--dp", "0", "--enable-dp-attention") == [
-        ("parallel.attention_dp_size_zero", "--dp", "ZeroDivisionError", s11("2933-2940"),
-         "SGLang 0.5.11 would stop with ZeroDivisionError: data-parallel attention with a DP size of 0 divides "
-         "the tensor-parallel size by zero. Fix: a DP size of 1 or more that divides --tp.",
+        ("parallel.tp_not_divisible_by_dp", "--dp", "AssertionError", s11("2933-2940"),
+         "SGLang 0.5.11 would stop with ZeroDivisionError: with data-parallel attention the tensor-parallel "
+         "size must be a multiple of the attention DP size, and a DP size of 0 divides by zero. Fix: a DP size "
+         "of 1 or more that divides --tp.",
          "integer modulo by zero"),
     ]  # fmt: skip
     # 0.5.23 reads it as --attn-dp-size 0, which is no attention DP at all
