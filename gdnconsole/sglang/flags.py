@@ -172,8 +172,12 @@ class _Parser:
         return None, None, name
 
     def convert(self, flag: Flag, text: str) -> object:
-        converters: dict[str, Callable[[str], object]] = {"int": int, "float": float, "loads": json.loads}
-        converter = converters.get(flag.type or "str", str)
+        converters: dict[str | None, Callable[[str], object]] = {
+            "int": int,
+            "float": float,
+            "loads": json.loads,
+        }
+        converter = converters.get(flag.type, str)
         try:
             value = converter(text)
         except ValueError:
@@ -223,7 +227,7 @@ def parse_argv(argv: Sequence[str], sglang: str) -> ParsedArgv:
     parser = _Parser(flag_table(sglang), version)
     result = ParsedArgv()
     try:
-        _consume(parser, list(argv), result, sglang)
+        _consume(parser, list(argv), result)
     except ArgvError as exc:
         result.errors.append(argv_finding(exc))
         if exc.kind in ("unrecognized", "required"):
@@ -260,13 +264,11 @@ def _scan(parser: _Parser, tokens: list[str]) -> list[tuple[Flag | None, str | N
 def _classify(parser: _Parser, token: str) -> tuple[Flag | None, str | None, str] | None:
     """A flag (known or not), or None for a value. argparse looks the flag up before its space test, so
     ``--json-model-override-args={"a": 1}`` names a flag though its value holds a space."""
-    if not token.startswith("-") or token == "-":
-        return None
     entry = parser.resolve(token)
     return entry if entry[0] is not None or _looks_like_option(token) else None
 
 
-def _consume(parser: _Parser, tokens: list[str], result: ParsedArgv, sglang: str) -> None:
+def _consume(parser: _Parser, tokens: list[str], result: ParsedArgv) -> None:
     scanned = _scan(parser, tokens)
     extras: list[str] = []
     index = 0
