@@ -3,12 +3,25 @@
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterator
+
 import pytest
 
 from gdnconsole.sglang.findings import Finding
-from gdnconsole.sglang.flags import ARGPARSE_SOURCE, closest, parse_argv
+from gdnconsole.sglang.flags import ARGPARSE_SOURCE, closest, flag_table, parse_argv
 
 MODEL = ["--model-path", "Qwen/Qwen3.6-27B"]
+
+
+@pytest.fixture(autouse=True)
+def _flag_tables_built_under_the_mutant() -> Iterator[None]:
+    """flag_table is cached for the process: under `make mutation` (mutmut sets MUTANT_UNDER_TEST) each
+    test builds the tables afresh, so that a mutant of the code building them is the one the test meets,
+    and mutmut's call statistics tie that code to every test here."""
+    if "MUTANT_UNDER_TEST" in os.environ:
+        flag_table.cache_clear()
+    yield
 
 
 def refusal(argv: list[str], sglang: str = "0.5.11") -> Finding:
@@ -213,3 +226,21 @@ def test_an_argv_that_argparse_refuses_while_reading_is_not_complete() -> None:
     assert not parse_argv([*MODEL, "--port", "x"], "0.5.11").complete
     assert not parse_argv([*MODEL, "--cuda-graph-max-bs", "8"], "0.5.23").complete
     assert parse_argv(["--frobnicate"], "0.5.11").complete
+
+
+def test_a_lone_dash_left_over_is_a_stray_value_not_a_flag() -> None:
+    parsed = parse_argv([*MODEL, "-"], "0.5.11")
+    assert parsed.unknown == [] and parsed.errors[0].flag is None
+    assert parsed.errors[0].sglang_text == "unrecognized arguments: -"
+
+
+def test_a_renamed_flag_after_another_unknown_one_still_gets_its_new_name() -> None:
+    parsed = parse_argv([*MODEL, "--frobnicate", "--mamba-scheduler-strategy", "auto"], "0.5.23")
+    assert [e.message for e in parsed.errors[1:]] == [
+        "SGLang 0.5.23 has no --mamba-scheduler-strategy: write --mamba-radix-cache-strategy instead."
+    ]
+
+
+def test_a_fix_ends_with_one_full_stop_even_when_the_version_typed_ends_with_one() -> None:
+    finding = refusal([*MODEL, "--tokenizer-mode", "fast"], "0.5.23.")
+    assert finding.message.endswith("Fix: --tokenizer-mode takes one of auto, slow on SGLang 0.5.23.")
