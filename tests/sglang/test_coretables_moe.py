@@ -50,15 +50,6 @@ def s23(lines: str, path: str = "moe_hook.py") -> str:
 FIX_RUNNER = "Fix: another --moe-runner-backend (auto, triton), or a checkpoint in one of those formats."
 
 
-def quant_error(sglang_source: str, runner: str, weights: str, takes: str, text: str) -> tuple[str, ...]:
-    return (
-        "SGLang would stop with AssertionError: "
-        f"--moe-runner-backend {runner} does not run {weights} weights; it takes {takes}. {FIX_RUNNER}",
-        text,
-        sglang_source,
-    )
-
-
 # -- the runners' quantizations --------------------------------------------------------------------------
 
 
@@ -106,8 +97,7 @@ def test_flashinfer_cutlass_expert_parallel_size_is_one_or_tp() -> None:
         for ep in ("1", "4"):
             assert run(sglang, "--moe-runner-backend", "flashinfer_cutlass", "--ep-size", ep).ok
         assert run(sglang, "--moe-runner-backend", "triton", "--ep-size", "2").ok
-    # the runner is the marked flag when no --ep is typed: the size is the tp's own default, 1, which passes,
-    # so a runner with a given tp but no ep never fails; with --ep-size typed, that spelling is marked
+    # the EP size is marked as the operator typed it: --ep above, --ep-size here
     assert (
         errors("0.5.23", "--moe-runner-backend", "flashinfer_cutlass", "--ep-size", "3")[0][1] == "--ep-size"
     )
