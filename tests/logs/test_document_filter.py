@@ -289,3 +289,29 @@ def test_a_last_line_without_its_newline_matches_from_its_start(tmp_path: Path) 
     doc = document(tmp_path / "a.log", [INIT, "Decode batch, unfinished"], end="")
     assert shown(doc, FilterSpec(regex="Decode"), 0, 2) == [1]
     assert shown(doc, FilterSpec(regex="^Decode"), 0, 2) == [1]
+
+
+def test_a_bracket_later_in_a_skipped_batch_line_is_not_part_of_its_rank(tmp_path: Path) -> None:
+    bracketed = (
+        "[2026-11-30 09:00:{:02d} TP0] Decode batch [#1], #running-req: 1, gen throughput (token/s): 40.50"
+    )
+    doc = document(tmp_path / "a.log", [READY, *(bracketed.format(k) for k in range(5)), LOAD])
+    assert shown(doc, FilterSpec(ranks=frozenset({"TP0"}))) == [1, 2, 3, 4, 5]
+
+
+def test_empty_lines_count_where_a_chunk_starts(tmp_path: Path) -> None:
+    doc = document(tmp_path / "a.log", ["", "abc", "", "", "x"], scan=False)
+    assert doc.search("abc", -1) == 1
+    assert shown(doc, FilterSpec(regex="^$")) == [0, 2, 3]
+    assert shown(doc, FilterSpec(regex="^x")) == [4]
+
+
+def test_lines_of_later_chunks_keep_their_numbers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(logindex, "BLOCK", 128)
+    monkeypatch.setattr(logindex, "CHUNK_BLOCKS", 1)
+    lines = [f"line {k:03d} " + "x" * 53 for k in range(40)]  # checkpoints at lines 3, 5, 7 ...
+    lines[4] = lines[4].replace("x", "y", 1)
+    doc = document(tmp_path / "a.log", lines, scan=False)
+    assert shown(doc, FilterSpec(), 5, 9) == [5, 6, 7, 8]
+    assert shown(doc, FilterSpec(), 6, 7) == [6]
+    assert doc.search("y", 3) == 4  # the line just after, though a checkpoint starts the one after it

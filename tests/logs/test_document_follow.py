@@ -193,3 +193,12 @@ def test_clearing_a_mirror_records_why_and_whose_doing_it_was(tmp_path: Path) ->
     mirror.clear(reason="missing")
     assert mirror.restart_reasons == {2: "replaced", 3: "truncated", 4: "replaced", 5: "missing"}
     assert mirror.own_restarts == {3}
+
+
+def test_a_poll_feeds_lines_that_are_not_utf8(tmp_path: Path) -> None:
+    path = tmp_path / "a.log"
+    doc = scanned(path, [LOAD])
+    with path.open("ab") as fh:
+        fh.write(INIT.format("TP6").encode() + b" \xff\n")
+    assert doc.poll() == Growth(False, 1, 2)
+    assert (doc.fed, doc.ranks) == (2, {"TP0", "TP6"})

@@ -62,6 +62,41 @@ def test_a_line_body_moves_its_rank_to_a_tag(tmp_path: Path) -> None:
     assert (plain.rank, plain.body) == (None, "plain TP0]")
 
 
+def test_only_the_frames_own_rank_leaves_the_body(tmp_path: Path) -> None:
+    lines = [
+        "[2026-11-30 09:00:02 TP0] moved to TP0] here",
+        "sglang  | [2026-11-30 09:00:02 TP0] Init torch distributed begin.",  # compose: the frame is not first
+        "[rank0]: Traceback (most recent call last):",  # torch's prefix: a rank, no frame to take it from
+        "[2026-11-30 09:00:02] cuda_graph_bs=[1, None]",
+    ]
+    doc = document(tmp_path / "a.log", lines, scan=False)
+    assert [(i.rank, i.body) for i in doc.read(range(4))] == [
+        ("TP0", "[2026-11-30 09:00:02] moved to TP0] here"),
+        ("TP0", lines[1]),
+        ("TP0", lines[2]),
+        (None, lines[3]),
+    ]
+
+
+def test_bytes_that_are_not_utf8_are_read_as_replacement_characters(tmp_path: Path) -> None:
+    path = tmp_path / "a.log"
+    path.write_bytes(b"bad \xff byte\n" + INIT.encode() + b" \xfe\n")
+    doc = LogDocument(path)
+    doc.build_index()
+    assert doc.scan()
+    assert [i.raw for i in doc.read([0, 1])] == ["bad \ufffd byte", INIT + " \ufffd"]
+
+
+def test_a_last_line_not_yet_ended_takes_its_context(tmp_path: Path) -> None:
+    path = tmp_path / "a.log"
+    path.write_text(f"{INIT}\n{LOAD}\nstill being written")
+    doc = LogDocument(path)
+    doc.build_index()
+    assert doc.scan()
+    assert meaning(doc.read([2])) == [(2, Stage.LOADING, Severity.INFO, None)]
+    assert doc.with_tracker(lambda tracker: len(tracker.startups)) == 1
+
+
 def test_a_long_line_is_kept_to_display_cap_characters(tmp_path: Path) -> None:
     wide = "\U0001f600" * (DISPLAY_CAP + 5)  # four bytes a character
     doc = document(tmp_path / "a.log", ["x" * (DISPLAY_CAP + 1), "y" * DISPLAY_CAP, wide], scan=False)
@@ -151,6 +186,12 @@ def test_head_of_a_log_whose_first_line_is_longer_than_a_mib_shows_its_start(tmp
     path.write_bytes(b"g" * (2 << 20) + b"\nnext\n")
     (only,) = LogDocument(path).head(5)
     assert only.raw == "g" * DISPLAY_CAP
+
+
+def test_head_leaves_out_a_second_line_cut_by_the_first_mib(tmp_path: Path) -> None:
+    path = tmp_path / "a.log"
+    path.write_bytes(b"first\n" + b"g" * (2 << 20) + b"\n")
+    assert [i.raw for i in LogDocument(path).head(5)] == ["first"]
 
 
 def test_head_of_a_log_starting_with_a_nul_hole_is_empty(tmp_path: Path) -> None:

@@ -338,3 +338,12 @@ def test_checkpoints_start_again_after_a_truncation(tmp_path: Path, monkeypatch:
     assert index.update() == Growth(True, 0, 10, "truncated")
     assert checkpoints(index) == expected_checkpoints(again, 16)
     assert index.checkpoint(3) == (3, 24)
+
+
+def test_reading_chunks_before_the_first_update_leaves_the_update_whole(tmp_path: Path) -> None:
+    path = tmp_path / "a.log"
+    path.write_bytes(b"one\ntwo\n")
+    index = LineIndex(path)
+    assert list(index.chunks(0, 2)) == []  # nothing indexed yet
+    assert index.update() == Growth(False, 0, 2)
+    assert list(index.chunks(0, 2)) == [(0, b"one\ntwo\n")]
