@@ -254,11 +254,14 @@ def _more_unknown(parser: _Parser, options: list[str]) -> list[Finding]:
 
 def _scan(parser: _Parser, tokens: list[str]) -> list[tuple[Flag | None, str | None, str] | None]:
     """argparse classifies every token first, so an ambiguous prefix is refused before anything else. A
-    bare ``--`` ends the flags: it and every token after it are left over, and it ends the value before it."""
-    end = tokens.index("--") if "--" in tokens else len(tokens)
-    return [_classify(parser, token) for token in tokens[:end]] + [
-        (None, None, token) for token in tokens[end:]
-    ]
+    bare ``--`` ends the flags: it ends the value before it, it is left over, and every token after it is
+    a value that no flag reads (left over too, and not named as an unknown flag)."""
+    scanned: list[tuple[Flag | None, str | None, str] | None] = []
+    ended = False
+    for token in tokens:
+        scanned.append(None if ended else (None, None, token) if token == "--" else _classify(parser, token))
+        ended = ended or token == "--"
+    return scanned
 
 
 def _classify(parser: _Parser, token: str) -> tuple[Flag | None, str | None, str] | None:
@@ -271,6 +274,7 @@ def _classify(parser: _Parser, token: str) -> tuple[Flag | None, str | None, str
 def _consume(parser: _Parser, tokens: list[str], result: ParsedArgv) -> None:
     scanned = _scan(parser, tokens)
     extras: list[str] = []
+    unknown: list[str] = []
     index = 0
     while index < len(tokens):
         entry = scanned[index]
@@ -281,10 +285,11 @@ def _consume(parser: _Parser, tokens: list[str], result: ParsedArgv) -> None:
         flag, explicit, typed = entry
         if flag is None:
             extras.append(tokens[index])
+            unknown.append(tokens[index].partition("=")[0])
             index += 1
             continue
         index = _take(parser, flag, explicit, typed, tokens, scanned, index, result)
-    result.unknown = [t.partition("=")[0] for t in extras if _looks_like_option(t)]
+    result.unknown = unknown
     missing = [f.name for f in parser.table.flags if f.required and f.dest not in result.values]
     if missing:
         raise ArgvError(

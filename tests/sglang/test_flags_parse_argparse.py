@@ -155,3 +155,12 @@ def test_a_bare_double_dash_ends_the_flags_and_is_left_over_with_all_after_it(
 ) -> None:
     """The texts of Python 3.11's argparse."""
     assert gdnconsole_reads(argv, "0.5.11") == ("error", text)
+
+
+def test_flags_after_a_bare_double_dash_are_left_over_as_values_not_marked_as_unknown() -> None:
+    parsed = parse_argv([*MODEL, "--frobnicate", "--", "--port", "1", "--mamba-scheduler-strategy"], "0.5.14")
+    assert parsed.unknown == ["--frobnicate", "--"]
+    assert [(e.flag, e.sglang_text) for e in parsed.errors] == [
+        ("--frobnicate", "unrecognized arguments: --frobnicate -- --port 1 --mamba-scheduler-strategy"),
+        ("--", "unrecognized arguments: --"),
+    ]
