@@ -856,3 +856,19 @@ def test_each_rule_says_what_sglang_would_do_and_the_fix(case: Pinned) -> None:
     assert [n.id for n in result.notices] == case.notices
     finding = next(f for f in [*result.errors, *result.notices] if f.id == case.rule)
     assert (finding.flag, finding.message, finding.sglang_text) == (case.flag, case.message, case.sglang_text)
+
+
+@pytest.mark.parametrize(
+    ("sglang", "argv", "rule"),
+    [
+        ("0.5.11", [*Q, "--dp", "2", "--enable-dp-attention"], "parallel.tp_not_divisible_by_dp"),
+        ("0.5.23", [*Q, "--attn-dp-size", "2"], "parallel.tp_not_divisible_by_dp"),
+        ("0.5.11", [*Q, "--enable-eplb"], "moe.eplb_needs_ep"),
+        ("0.5.23", [*Q, "--enable-eplb"], "moe.eplb_needs_ep"),
+    ],
+)
+def test_the_shared_parallel_and_moe_rules_name_the_version_of_the_table_they_run_in(
+    sglang: str, argv: list[str], rule: str
+) -> None:
+    finding = next(e for e in check(argv, sglang=sglang).errors if e.id == rule)
+    assert finding.message.startswith(f"SGLang {sglang} would stop with a bare AssertionError: ")
