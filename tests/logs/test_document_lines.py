@@ -89,10 +89,14 @@ def test_bytes_that_are_not_utf8_are_read_as_replacement_characters(tmp_path: Pa
 
 def test_a_last_line_not_yet_ended_takes_its_context(tmp_path: Path) -> None:
     path = tmp_path / "a.log"
-    path.write_text(f"{INIT}\n{LOAD}\nstill being written")
+    path.write_text(f"{INIT}\n{LOAD}\n")
     doc = LogDocument(path)
     doc.build_index()
     assert doc.scan()
+    with path.open("a") as fh:
+        fh.write("still being written")
+    doc.poll()  # the tracker is fed whole lines only
+    assert (doc.fed, doc.index.line_count) == (2, 3)
     assert meaning(doc.read([2])) == [(2, Stage.LOADING, Severity.INFO, None)]
     assert doc.with_tracker(lambda tracker: len(tracker.startups)) == 1
 
