@@ -73,6 +73,12 @@ def test_a_control_byte_is_a_sign_of_a_binary_file(tmp_path: Path, code: int) ->
     assert refused(path).endswith("looks like a binary file, not a text log")
 
 
+def test_the_first_byte_of_the_file_is_judged_too(tmp_path: Path) -> None:
+    path = tmp_path / "x.bin"
+    path.write_bytes(b"\x01text")
+    assert refused(path).endswith("looks like a binary file, not a text log")
+
+
 @pytest.mark.parametrize("code", [9, 10, 11, 12, 13, 32, 127, 200])
 def test_tabs_line_ends_and_high_bytes_are_text(tmp_path: Path, code: int) -> None:
     path = tmp_path / "x.log"

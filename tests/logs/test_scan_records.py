@@ -98,6 +98,11 @@ def test_a_new_rank_inside_a_run_starts_a_run_of_its_own(scanner: str) -> None:
     assert kept([M, D, D, M, D]) == [1, 2, 3, 5]
 
 
+def test_ranks_with_two_parts_are_told_apart(scanner: str) -> None:
+    d3 = D.replace(" TP0]", " DP3 TP3]")
+    assert kept([D1, D1, D1, d3, D1, D1]) == [1, 2, 3, 4, 5, 6]  # 4 is DP3's first: the run 1..3 ends there
+
+
 def test_access_lines_have_no_rank(scanner: str) -> None:
     assert kept([A, D, D, D, A, A]) == [1, 2, 3, 4, 6]  # TP0 seen first at 2, inside the run
     assert kept([D, A, A, A, D]) == [1, 5]
@@ -139,6 +144,11 @@ def test_the_batch_form_is_read_from_a_prefill_line_when_no_decode_line_has_one(
     assert needle == b"batch. #"
     assert [n for n, _ in records] == [1, 2, 3, 5]  # 1 is no batch line in that form
     assert logscan.scan_buffer(data([prefill] * 4), 1)[2] == b"batch. #"
+
+
+def test_the_batch_form_is_read_from_the_first_decode_line(walker: None) -> None:
+    odd = "[2026-11-30 10:00:00 TP0] Decode batch: none yet"
+    assert logscan.scan_buffer(data([D, odd]), 1)[2] == b"batch, #"
 
 
 def test_a_batch_form_at_the_very_start_of_the_text_is_found(walker: None) -> None:
@@ -239,6 +249,36 @@ def test_a_block_with_a_rank_not_seen_yet_is_halved_down_to_it(
 ) -> None:
     got = walked([D] * 16 + [D1] + [D] * 15, monkeypatch, 400)
     assert got == [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 14, 15, 16, 17, 18, 19, 31, 32]
+
+
+def test_a_block_with_a_prefill_line_of_a_rank_not_seen_yet_is_halved_down_to_it(
+    walker: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    p3 = P.replace(" TP0]", " DP3 TP3]")
+    got = walked([D] * 16 + [p3] + [D] * 15, monkeypatch, 400)
+    assert got == [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 14, 15, 16, 17, 18, 19, 31, 32]
+
+
+def test_a_halved_block_keeps_its_first_prefill_not_its_last(
+    walker: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # block 10..17 holds Prefill lines 12 and 14: 12 is kept
+    got = walked([D] * 11 + [P, D, P] + [D] * 18, monkeypatch, 400)
+    assert got == [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 16, 17, 18, 19, 31, 32]
+
+
+def test_the_main_process_rank_is_known_like_any_other(walker: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the same blocks as TP0's: once the main rank (no prefix) is seen, its blocks keep just their ends
+    got = walked([M] * 32, monkeypatch, 400)
+    assert got == [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 16, 17, 18, 19, 31, 32]
+
+
+def test_a_small_block_after_the_start_of_the_buffer_is_split_not_halved(
+    walker: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the buffer (852 bytes) is halved after the long line; the 352 bytes of Decode lines are split as
+    # one run (halved further, each piece would keep its own ends: 4 too)
+    assert walked(["x" * 500, D, D, D, D], monkeypatch, 400) == [1, 2, 3, 5]
 
 
 def test_a_block_whose_last_line_is_most_of_it_is_split_into_lines(
