@@ -184,6 +184,15 @@ CASES = [
         held=(None, None, None, None, "fa3", 1, "no_buffer", False, None),
     ),
     Case(
+        "default backend: MLA without a trtllm_mla default gets flashinfer on Blackwell",
+        "0.5.23",
+        ["--model-path", "deepseek-ai/DeepSeek-V2-Lite"],
+        cc="10.0",
+        errors=[],
+        notices=[],
+        held=(None, None, None, None, "flashinfer", 1, "auto", False, None),
+    ),
+    Case(
         "default backend: MLA gets triton on Ampere",
         "0.5.11",
         DS,

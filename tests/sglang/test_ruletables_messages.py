@@ -872,3 +872,26 @@ def test_the_shared_parallel_and_moe_rules_name_the_version_of_the_table_they_ru
 ) -> None:
     finding = next(e for e in check(argv, sglang=sglang).errors if e.id == rule)
     assert finding.message.startswith(f"SGLang {sglang} would stop with a bare AssertionError: ")
+
+
+def test_a_deprecated_spelling_gets_a_notice_naming_the_new_one_per_flag_typed() -> None:
+    argv = [*Q, "--mamba-scheduler-strategy", "no_buffer", "--cuda-graph-max-bs", "8"]
+    result = check(argv, sglang="0.5.16")
+    aliases = [n for n in result.notices if n.id == "argv.deprecated_alias"]
+    assert [(n.flag, n.message, n.source, n.severity) for n in aliases] == [
+        (
+            "--mamba-scheduler-strategy",
+            "SGLang 0.5.16 accepts --mamba-scheduler-strategy as a deprecated alias of "
+            "--mamba-radix-cache-strategy; 0.5.20 removes it. Write --mamba-radix-cache-strategy.",
+            "FACTS §2.3 (0.5.14-0.5.19)",
+            "notice",
+        ),
+        (
+            "--cuda-graph-max-bs",
+            "SGLang 0.5.16 accepts --cuda-graph-max-bs as a deprecated alias of --cuda-graph-max-bs-decode; "
+            "0.5.20 removes it. Write --cuda-graph-max-bs-decode.",
+            "FACTS §2.3 (0.5.14-0.5.19)",
+            "notice",
+        ),
+    ]
+    assert check([*Q, "--mamba-radix-cache-strategy", "no_buffer"], sglang="0.5.16").notices == []
