@@ -194,6 +194,29 @@ def test_a_file_that_shrinks_under_the_scan_ends_at_its_end(
     assert (result.lines, numbers(result)) == (6, [1, 2, 3, 5, 6])
 
 
+def test_a_file_that_grows_under_the_scan_is_read_to_the_size_measured(
+    tmp_path: Path, scanner: str, small: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # measured when its last line was still a NUL hole (a copytruncate's): what was written after it is not
+    # read, not even to find where that line ends
+    path = write(tmp_path / "x.log", text([OTHER]) + b"\0" * 5020 + b"written later\n")
+    size = len(OTHER) + 1 + 5010  # inside the hole
+    monkeypatch.setattr(logscan, "check_readable", lambda p: size)
+    result = logscan.scan(path, parallel=False)
+    assert (result.lines, result.records) == (2, [(1, OTHER.encode()), (2, b"")])
+
+
+def test_a_block_of_many_lines_longer_than_the_cap_is_read_as_lines(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(logscan, "FAST_SCAN", None)
+    monkeypatch.setattr(logscan, "LINE_CAP", 300)  # a line is capped at 300 bytes, a block of lines is not
+    lines = [OTHER, D, D, D, D, OTHER, A, A, OTHER]
+    result = logscan.scan(write(tmp_path / "x.log", text(lines)), parallel=False)
+    assert_true_lines(result, lines)
+    assert numbers(result) == [1, 2, 3, 5, 6, 7, 8, 9]
+
+
 def test_an_empty_file_has_no_lines(tmp_path: Path, scanner: str) -> None:
     assert logscan.scan(write(tmp_path / "x.log", b""), parallel=False) == logscan.ScanResult(0, [])
     assert logscan.scan(write(tmp_path / "y.log", b"\n"), parallel=False) == logscan.ScanResult(1, [(1, b"")])
@@ -301,7 +324,9 @@ def test_two_processes_reading_small_blocks_each_stop_at_their_half(
 ) -> None:
     monkeypatch.setattr(logscan, "CHUNK", 1000)
     lines = parallel_lines()
-    result = logscan.scan(write(tmp_path / "x.log", text(lines)), parallel=True)
+    path = write(tmp_path / "x.log", text(lines))
+    assert_true_lines(logscan.scan(path, parallel=False), lines)
+    result = logscan.scan(path, parallel=True)
     assert_true_lines(result, lines)
     assert numbers(result)[-2:] == [61, 62]
 

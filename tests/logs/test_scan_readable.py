@@ -92,6 +92,8 @@ def test_up_to_a_tenth_of_control_bytes_is_still_text(tmp_path: Path) -> None:
     assert logscan.check_readable(path) == 108
     path.write_bytes(b"\x07" * 10 + b"x" * 90)  # exactly a tenth
     assert logscan.check_readable(path) == 100
+    path.write_bytes(b"X" * 90 + b"\x07" * 10)  # wherever they are
+    assert logscan.check_readable(path) == 100
     path.write_bytes(b"\x07" * 11 + b"x" * 89)
     assert refused(path).endswith("looks like a binary file, not a text log")
 
