@@ -217,6 +217,24 @@ def test_a_block_of_many_lines_longer_than_the_cap_is_read_as_lines(
     assert numbers(result) == [1, 2, 3, 5, 6, 7, 8, 9]
 
 
+def test_only_a_line_longer_than_the_cap_is_read_apart_from_its_block(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(logscan, "FAST_SCAN", None)
+    for name, value in [("CHUNK", 1000), ("LINE_CAP", 1000), ("LONG_HEAD", 10), ("LONG_TAIL", 6)]:
+        monkeypatch.setattr(logscan, name, value)
+    # a first line that fills the first block exactly (the cap) but not more: read on with the lines after
+    # it, one run 1..11 in the second block
+    long = D + "y" * (1100 - len(D))
+    result = logscan.scan(write(tmp_path / "x.log", text([long] + [D] * 20)), parallel=False)
+    assert numbers(result) == [1, 2, 11, 12, 13, 21]
+    # a line past the cap is read apart, by its ends: the next block starts at line 2, its run too
+    giant = D + "y" * (5000 - len(D))
+    result = logscan.scan(write(tmp_path / "y.log", text([giant] + [D] * 20)), parallel=False)
+    assert numbers(result) == [1, 2, 3, 12, 13, 14, 21]
+    assert result.records[0][1] == capped(giant.encode()[:10], 5000, giant.encode()[-6:])
+
+
 def test_an_empty_file_has_no_lines(tmp_path: Path, scanner: str) -> None:
     assert logscan.scan(write(tmp_path / "x.log", b""), parallel=False) == logscan.ScanResult(0, [])
     assert logscan.scan(write(tmp_path / "y.log", b"\n"), parallel=False) == logscan.ScanResult(1, [(1, b"")])
@@ -319,7 +337,7 @@ def test_a_line_past_a_window_of_exactly_the_cap_is_kept_whole(
     assert result.records == [(1, OTHER.encode()), (2, long), (3, D.encode())]
 
 
-def test_two_processes_reading_small_blocks_each_stop_at_their_half(
+def test_small_blocks_are_read_up_to_the_end_of_each_half(
     tmp_path: Path, scanner: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(logscan, "CHUNK", 1000)
