@@ -256,12 +256,11 @@ def _scan(parser: _Parser, tokens: list[str]) -> list[tuple[Flag | None, str | N
     """argparse classifies every token first, so an ambiguous prefix is refused before anything else. A
     bare ``--`` ends the flags: it ends the value before it, it is left over, and every token after it is
     a value that no flag reads (left over too, and not named as an unknown flag)."""
-    scanned: list[tuple[Flag | None, str | None, str] | None] = []
-    ended = False
-    for token in tokens:
-        scanned.append(None if ended else (None, None, token) if token == "--" else _classify(parser, token))
-        ended = ended or token == "--"
-    return scanned
+    end = tokens.index("--") if "--" in tokens else len(tokens)
+    return [
+        None if index > end else (None, None, token) if index == end else _classify(parser, token)
+        for index, token in enumerate(tokens)
+    ]
 
 
 def _classify(parser: _Parser, token: str) -> tuple[Flag | None, str | None, str] | None:
