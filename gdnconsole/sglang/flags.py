@@ -26,8 +26,7 @@ _NEGATIVE_NUMBER = re.compile(r"^-\d+$|^-\d*\.\d+$")
 
 def parse_version(text: str) -> Version:
     """``"0.5.11"`` → ``(0, 5, 11)``; suffixes such as ``.post1`` or ``rc2`` are ignored."""
-    parts = [int(p) for p in re.findall(r"\d+", text)[:3]]
-    parts += [0] * (3 - len(parts))
+    parts = [int(p) for p in re.findall(r"\d+", text)] + [0, 0, 0]
     return parts[0], parts[1], parts[2]
 
 
@@ -203,7 +202,7 @@ class _Parser:
 
 def closest(word: str, candidates: Sequence[str]) -> str | None:
     """The candidate ``word`` was most likely meant to be (a typo, a letter swapped), else None."""
-    found = difflib.get_close_matches(word, list(candidates), n=1, cutoff=0.75)
+    found = difflib.get_close_matches(word, list(candidates), cutoff=0.75)  # the best first
     return found[0] if found else None
 
 
