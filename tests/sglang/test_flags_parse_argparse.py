@@ -5,24 +5,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 import pytest
 
 from gdnconsole.sglang.flags import flag_table, parse_argv
 
 MODEL = ["--model-path", "Qwen/Qwen3.6-27B"]
-
-
-@pytest.fixture(autouse=True)
-def _flag_tables_built_under_the_mutant() -> Iterator[None]:
-    """flag_table is cached for the process: under `make mutation` (mutmut sets MUTANT_UNDER_TEST) each
-    test builds the tables afresh, so that a mutant of the code building them is the one the test meets,
-    and mutmut's call statistics tie that code to every test here."""
-    if "MUTANT_UNDER_TEST" in os.environ:
-        flag_table.cache_clear()
-    yield
 
 
 TYPES: dict[str | None, Callable[[str], object]] = {

@@ -3,24 +3,11 @@ deprecated aliases, and which table and version each SGLang release is read with
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterator
-
 import pytest
 
 from gdnconsole.sglang.flags import Flag, flag_table, parse_argv, parse_version
 
 MODEL = ["--model-path", "Qwen/Qwen3.6-27B"]
-
-
-@pytest.fixture(autouse=True)
-def _flag_tables_built_under_the_mutant() -> Iterator[None]:
-    """flag_table is cached for the process: under `make mutation` (mutmut sets MUTANT_UNDER_TEST) each
-    test builds the tables afresh, so that a mutant of the code building them is the one the test meets,
-    and mutmut's call statistics tie that code to every test here."""
-    if "MUTANT_UNDER_TEST" in os.environ:
-        flag_table.cache_clear()
-    yield
 
 
 def values(argv: list[str], sglang: str = "0.5.11") -> dict[str, object]:

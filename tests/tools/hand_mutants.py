@@ -1,8 +1,10 @@
-"""Hand mutants for the code mutmut cannot reach in the SGLang core: properties and a cached function.
+"""Hand mutants for the code mutmut cannot reach in the SGLang and log cores: properties, cached functions,
+and module-level constants (needles, regexes).
 
 mutmut mutates plain functions only (tests/tools/mutation.py says which code it skips). These few edits,
 each what a slip in that code could look like, are applied one at a time to a copy of the package in a
-temporary folder, and the tests mutmut uses run against the copy: each edit must make a test fail.
+temporary folder, and the tests of that module (TESTS_FOR) run against the copy: each edit must make a
+test fail.
 A clean copy is run first and must pass, or nothing here would mean anything.
 
     python tests/tools/hand_mutants.py [--only PATH ...]     (part of `make mutation`)
@@ -21,7 +23,35 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 TRACKER = "gdnconsole/sglang/tracker.py"
 LOGLINE = "gdnconsole/sglang/logline.py"
-TESTS = ["tests/sglang"]
+FLAGS = "gdnconsole/sglang/flags.py"
+RULEKIT = "gdnconsole/sglang/rulekit.py"
+RULETABLES = "gdnconsole/sglang/ruletables.py"
+STAGES = "gdnconsole/sglang/stages.py"
+LAUNCH = "gdnconsole/sglang/launch.py"
+LINEINDEX = "gdnconsole/logs/lineindex.py"
+DOCUMENT = "gdnconsole/logs/document.py"
+SCAN = "gdnconsole/logs/scan.py"
+TEXTSAFE = "gdnconsole/logs/textsafe.py"
+
+# The tests run against each module's hand mutants: those that exercise it (globs, from the root), so
+# that each edit costs seconds, not a run of every folder.
+TESTS_FOR: dict[str, tuple[str, ...]] = {
+    TRACKER: (
+        "tests/sglang/test_tracker*.py",
+        "tests/sglang/test_summary_whole.py",
+        "tests/sglang/test_excerpts.py",
+    ),
+    LOGLINE: ("tests/sglang/test_logline*.py", "tests/sglang/test_tracker*.py"),
+    FLAGS: ("tests/sglang/test_flag*.py",),
+    RULEKIT: ("tests/sglang/test_rulekit_*.py",),
+    RULETABLES: ("tests/sglang/test_ruletables_*.py",),
+    STAGES: ("tests/sglang/test_stages_*.py",),
+    LAUNCH: ("tests/sglang/test_launch_argv_*.py",),
+    LINEINDEX: ("tests/logs/test_lineindex*.py", "tests/logs/test_document_*.py"),
+    DOCUMENT: ("tests/logs/test_document_*.py",),
+    SCAN: ("tests/logs/test_scan*.py",),
+    TEXTSAFE: ("tests/logs/test_textsafe_*.py",),
+}
 
 # (file, what is there, what a slip would make of it, what the slip means)
 MUTANTS: list[tuple[str, str, str, str]] = [
@@ -79,6 +109,252 @@ MUTANTS: list[tuple[str, str, str, str]] = [
         "    if len(stamp) == 15:",
         "_epoch: the diffusion runtime's MM-DD stamp not read",
     ),
+    (
+        FLAGS,
+        'return "/".join(self.options)',
+        "return self.options[0]",
+        "Flag.name: a flag with several spellings is named in argparse's texts by its first only",
+    ),
+    (
+        FLAGS,
+        'return all(e.id in ("argv.unrecognized", "argv.required") for e in self.errors)',
+        'return all(e.id in ("argv.unrecognized",) for e in self.errors)',
+        "ParsedArgv.complete: a missing --model-path keeps the rules from running",
+    ),
+    (
+        FLAGS,
+        'return all(e.id in ("argv.unrecognized", "argv.required") for e in self.errors)',
+        'return any(e.id in ("argv.unrecognized", "argv.required") for e in self.errors)',
+        "ParsedArgv.complete: an argv read without any error counts as incomplete",
+    ),
+    (
+        FLAGS,
+        "@cache\ndef flag_table(",
+        "def flag_table(",
+        "flag_table: the table of ~500 flags rebuilt on every call",
+    ),
+    (
+        FLAGS,
+        "        for option in flag.options:\n            by_option[option] = flag",
+        "        for option in flag.options[:1]:\n            by_option[option] = flag",
+        "flag_table: a flag's other spellings (--model, --tp-size) are unknown",
+    ),
+    (
+        FLAGS,
+        "for row in _rows(version)) + tuple(_deprecated_aliases(version))",
+        "for row in _rows(version))",
+        "flag_table: 0.5.14-0.5.19 refuse the deprecated spellings they still accept",
+    ),
+    (
+        RULEKIT,
+        "return self.compute_capability[0] if self.compute_capability else None",
+        "return self.compute_capability[1] if self.compute_capability else None",
+        "Ctx.major: the minor number read as the GPU's generation",
+    ),
+    (
+        RULEKIT,
+        "return is_hybrid_gdn(self.architecture)",
+        "return self.architecture is not None",
+        "Ctx.hybrid: every known architecture counted as hybrid Gated-DeltaNet",
+    ),
+    (
+        RULEKIT,
+        'return self.architecture or "this model"',
+        "return str(self.architecture)",
+        "Ctx.arch: messages say None for a model of unknown architecture",
+    ),
+    (
+        RULEKIT,
+        'return self.values["speculative_algorithm"] is not None',
+        'return self.values["speculative_algorithm"] is None',
+        "Ctx.spec: speculative decoding read as off when it is on",
+    ),
+    (
+        RULEKIT,
+        'self.values["prefill_attention_backend"] or base,',
+        "base,",
+        "Ctx.backends: --prefill-attention-backend ignored",
+    ),
+    (
+        RULEKIT,
+        'self.values["decode_attention_backend"] or base,',
+        'self.values["decode_attention_backend"],',
+        "Ctx.backends: decode does not fall back on --attention-backend",
+    ),
+    (
+        RULEKIT,
+        'int(self.values.get("attn_dp_size") or 1) > 1',
+        'int(self.values.get("attn_dp_size") or 1) >= 1',
+        "Ctx.dp_attention: every server counted as running dp attention",
+    ),
+    (
+        RULEKIT,
+        'return bool(self.values.get("enable_dp_attention")) or',
+        'return bool(self.values.get("enable_dp_attention")) and',
+        "Ctx.dp_attention: --attn-dp-size alone no longer counts",
+    ),
+    (
+        STAGES,
+        "        return self.name.lower()\n\n    @classmethod",
+        "        return self.name\n\n    @classmethod",
+        "Stage.label: labels in capitals",
+    ),
+    (
+        STAGES,
+        "        return self.name.lower()\n\n\n# Stages",
+        "        return self.name\n\n\n# Stages",
+        "Severity.label: labels in capitals",
+    ),
+    (
+        "gdnconsole/sglang/launch.py",
+        'return (self.python, "-m", SERVER_MODULE, *self.args)',
+        "return (self.python, SERVER_MODULE, *self.args)",
+        "LaunchSpec.argv: the server module given as a script, without -m",
+    ),
+    (
+        "gdnconsole/sglang/launch.py",
+        'return (self.python, "-m", SERVER_MODULE, *self.args)',
+        'return ("python3", "-m", SERVER_MODULE, *self.args)',
+        "LaunchSpec.argv: the host's interpreter ignored for a fixed python3",
+    ),
+    (
+        "gdnconsole/sglang/launch.py",
+        'return (self.python, "-m", SERVER_MODULE, *self.args)',
+        'return (self.python, "-m", SERVER_MODULE)',
+        "LaunchSpec.argv: SGLang started without the profile's flags",
+    ),
+    (
+        "gdnconsole/sglang/launch.py",
+        'return (self.python, "-m", SERVER_MODULE, *self.args)',
+        'return (self.python, "-m", SERVER_MODULE, *sorted(self.args))',
+        "LaunchSpec.argv: the flags reordered, so values no longer follow their flags",
+    ),
+    (
+        RULETABLES,
+        "return _BUILDERS[dialect]()",
+        'return _BUILDERS["0.5.11"]()',
+        "_built: every SGLang version checked with 0.5.11's rules",
+    ),
+    (
+        RULETABLES,
+        "return _BUILDERS[dialect]()",
+        'return _BUILDERS["0.5.23"]()',
+        "_built: every SGLang version checked with 0.5.23's rules",
+    ),
+    (
+        LINEINDEX,
+        "return self.after - self.before",
+        "return self.after",
+        "Growth.added: every line counted as new, not only those the update found",
+    ),
+    (
+        LINEINDEX,
+        "return self.complete + (1 if self.size > self.end else 0)",
+        "return self.complete",
+        "LineIndex.line_count: a last line without its newline yet is not shown",
+    ),
+    (
+        LINEINDEX,
+        "return self.complete + (1 if self.size > self.end else 0)",
+        "return self.complete + (1 if self.size >= self.end else 0)",
+        "LineIndex.line_count: an empty line counted after the last newline",
+    ),
+    (
+        DOCUMENT,
+        "return bool(self.regex) or any(x is not None for x in (self.stages, self.severities, self.ranks))",
+        "return any(x is not None for x in (self.stages, self.severities, self.ranks))",
+        "FilterSpec.active: a text-only filter is no filter",
+    ),
+    (
+        DOCUMENT,
+        "return bool(self.regex) or any(x is not None for x in (self.stages, self.severities, self.ranks))",
+        "return bool(self.regex) or any(bool(x) for x in (self.stages, self.severities, self.ranks))",
+        "FilterSpec.active: a filter that allows no stage at all is no filter",
+    ),
+    (
+        DOCUMENT,
+        "def needs_info(self) -> bool:\n        return any(x is not None for x in",
+        "def needs_info(self) -> bool:\n        return bool(self.regex) or any(x is not None for x in",
+        "FilterSpec.needs_info: a text-only filter classifies every line",
+    ),
+    (
+        DOCUMENT,
+        "def needs_info(self) -> bool:\n        return any(x is not None for x in (self.stages, self.severities, self.ranks))",
+        "def needs_info(self) -> bool:\n        return any(x is not None for x in (self.stages, self.severities))",
+        "FilterSpec.needs_info: a filter by rank alone lets every line through",
+    ),
+    (
+        DOCUMENT,
+        "return self.meaning.fed",
+        "return self.index.complete",
+        "LogDocument.fed: lines indexed taken for lines fed to the tracker",
+    ),
+    (
+        DOCUMENT,
+        "return self.meaning.ranks",
+        "return set()",
+        "LogDocument.ranks: no rank offered to the filter",
+    ),
+    (
+        SCAN,
+        'BATCH_FORMS = (b"batch, #", b"batch [", b"batch. #")',
+        'BATCH_FORMS = (b"batch, #", b"batch. #")',
+        "_batch_needle: SGLang 0.5.4's 'Decode batch [N],' form not known to the walker",
+    ),
+    (
+        SCAN,
+        'DECODE = b"] Decode batch"',
+        'DECODE = b"] Prefill batch"',
+        "_end_run/_keep_ends: a run's first and last Decode line not told from its Prefill lines",
+    ),
+    (
+        SCAN,
+        "ACCESS = b'HTTP/1.1\"'",
+        "ACCESS = b'HTTP/1.0\"'",
+        "walker: uvicorn access lines not counted as boring (every one kept)",
+    ),
+    (
+        SCAN,
+        '_RANK_KEY = re.compile(rb"\\[[^\\]A-Z\\n]{0,40}([A-Z][^\\]\\n]{0,80})?\\] ")',
+        '_RANK_KEY = re.compile(rb"\\[[^\\]A-Z\\n]{0,40}([A-Z][^\\]\\n ]{0,80})?\\] ")',
+        "_new_rank: 'DP1 TP1' not read as one rank prefix (the space ends it)",
+    ),
+    (
+        SCAN,
+        '_BATCH_KEYS = re.compile(rb"^\\[[^\\]A-Z\\n]{0,40}([A-Z][^\\]\\n]{0,80})?\\] (?:Decode|Prefill) batch", re.M)',
+        '_BATCH_KEYS = re.compile(rb"^\\[[^\\]A-Z\\n]{0,40}([A-Z][^\\]\\n]{0,80})?\\] (?:Decode) batch", re.M)',
+        "_known_ranks: a block's Prefill lines of a new rank not seen (the block is not split)",
+    ),
+    (
+        SCAN,
+        '_NOT_NUL = re.compile(rb"[^\\x00]")',
+        '_NOT_NUL = re.compile(rb".")',
+        "_bounded/_giant_line: a copytruncate's NUL hole kept as the start of the first line",
+    ),
+    (
+        TEXTSAFE,
+        '_CONTROL = re.compile(r"[\\x00-\\x08\\x0a-\\x1f\\x7f-\\x9f]")',
+        '_CONTROL = re.compile(r"[\\x00-\\x08\\x0a-\\x1f]")',
+        "visible: DEL and the C1 controls (CSI \\x9b) reach the terminal",
+    ),
+    (
+        TEXTSAFE,
+        '_CONTROL = re.compile(r"[\\x00-\\x08\\x0a-\\x1f\\x7f-\\x9f]")',
+        '_CONTROL = re.compile(r"[\\x00-\\x1f\\x7f-\\x9f]")',
+        "visible: a tab shown as ^I",
+    ),
+    (
+        TEXTSAFE,
+        'r"(?P<name>\\b(?:admin_)?api_key=|--(?:admin-)?api-key[= ])"',
+        'r"(?P<name>\\b(?:admin_)?api_key=|--api-key[= ])"',
+        "without_secrets: --admin-api-key shown in clear",
+    ),
+    (
+        TEXTSAFE,
+        '_GLUED = re.compile(r"\\[\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d")',
+        '_GLUED = re.compile(r"\\[\\d{4}-\\d\\d-\\d\\d")',
+        "last_carriage_state: a date without its time taken for a glued log line",
+    ),
 ]
 
 
@@ -89,10 +365,16 @@ def copy_tree(work: Path) -> None:
     shutil.copytree(ROOT / "tests", work / "tests", ignore=skip)
 
 
-def passes(work: Path) -> bool:
+def tests_of(work: Path, paths: list[str]) -> list[str]:
+    return sorted(
+        {str(test.relative_to(work)) for path in paths for g in TESTS_FOR[path] for test in work.glob(g)}
+    )
+
+
+def passes(work: Path, tests: list[str]) -> bool:
     env = {**os.environ, "PYTHONPATH": str(work), "PYTHONDONTWRITEBYTECODE": "1"}
     env.pop("CI", None)  # ../shared is not beside the copy: its one check skips
-    argv = [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", *TESTS]
+    argv = [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", *tests]
     return subprocess.run(argv, cwd=work, env=env, capture_output=True).returncode == 0
 
 
@@ -107,7 +389,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="gdn-hand-mutants-") as tmp:
         work = Path(tmp)
         copy_tree(work)
-        if not passes(work):
+        if not passes(work, tests_of(work, sorted({m[0] for m in chosen}))):
             print("hand mutants: the tests fail on an unchanged copy; nothing checked")
             return 1
         for path, before, after, meaning in chosen:
@@ -119,7 +401,7 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             target.write_text(original.replace(before, after, 1))
             try:
-                if passes(work):
+                if passes(work, tests_of(work, [path])):
                     survived.append(meaning)
                     print(f"  survived: {meaning}")
             finally:
