@@ -11,6 +11,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from gdnconsole.sglang.logline import tp_index
+
 if TYPE_CHECKING:
     from gdnconsole.host.state import Gpu, Server
 
@@ -39,13 +41,6 @@ def _flag(cmdline: Sequence[str], name: str, default: int) -> int:
         except ValueError:
             return default
     return default
-
-
-def _tp_index(rank: str) -> int | None:
-    for token in rank.split():
-        if token.startswith("TP") and token[2:].isdigit():
-            return int(token[2:])
-    return None
 
 
 def visible_devices(env: Mapping[str, str]) -> list[int] | None:
@@ -77,7 +72,7 @@ def place_ranks(server: Server, gpus: Sequence[Gpu]) -> list[RankPlacement]:
         if pid in by_pid:
             placements.append(RankPlacement(rank, pid, by_pid[pid], "nvml"))
             continue
-        tp = _tp_index(rank)
+        tp = tp_index(rank)
         gpu: int | None = None
         if tp is not None:
             ordinal = base + tp * step

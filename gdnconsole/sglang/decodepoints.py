@@ -43,7 +43,7 @@ def last_points(data: bytes, limit: int) -> list[DecodePoint]:
 def parse(text: str) -> DecodePoint | None:
     line = logline.parse(text)
     rank = line.rank or "TP0"  # no prefix: the only rank
-    if not line.message.startswith(NEEDLE.decode()) or "TP0" not in rank.split():  # "TP0 EP0", "DP1 TP0"…
+    if not line.message.startswith(NEEDLE.decode()) or logline.tp_index(rank) != 0:  # "TP0 EP0", "DP1 TP0"…
         return None
     numbers = events.numbers_of("decode_batch", line.message)
     rate = numbers.get("gen_throughput")

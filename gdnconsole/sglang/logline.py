@@ -53,6 +53,14 @@ class LogLine:
         return _epoch(self.stamp) + (self.ms or 0) / 1000.0
 
 
+def tp_index(rank: str) -> int | None:
+    """The tensor-parallel index a rank prefix names: "DP1 TP0" → 0, "TP3 EP3" → 3; None without one."""
+    for token in rank.split():
+        if token.startswith("TP") and token[2:].isdigit():
+            return int(token[2:])
+    return None
+
+
 _RANK_TOKENS = r"(?:DP|PP|ATTN_CP|MOE_DP|TP|EP)\d+"
 # The stamp: full (FACTS §1.1), the diffusion runtime's "MM-DD HH:MM:SS", or the time alone (2024 builds:
 # "[16:43:29 TP0]"). A paste can lose the opening bracket of a full stamp ("2025-08-15 14:25:48] …").
