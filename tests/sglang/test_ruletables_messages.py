@@ -10,26 +10,7 @@ from dataclasses import dataclass
 import pytest
 
 from gdnconsole.sglang.rules import check
-
-H = ["--model-path", "Qwen/Qwen3.6-27B"]  # hybrid GDN: Qwen3_5ForConditionalGeneration
-Q = ["--model-path", "Qwen/Qwen3-8B"]  # dense
-L = ["--model-path", "meta-llama/Llama-3.1-8B"]  # Llama: its own automatic speculative parameters
-X11 = ["--mamba-scheduler-strategy", "extra_buffer"]
-X23 = ["--mamba-radix-cache-strategy", "extra_buffer"]
-NB23 = ["--mamba-radix-cache-strategy", "no_buffer"]
-E = ["--speculative-algorithm", "EAGLE"]
-S314 = [
-    "--speculative-num-steps",
-    "3",
-    "--speculative-eagle-topk",
-    "1",
-    "--speculative-num-draft-tokens",
-    "4",
-]
-T4 = ["--speculative-num-steps", "3", "--speculative-eagle-topk", "4", "--speculative-num-draft-tokens", "8"]
-NG = ["--speculative-algorithm", "NGRAM"]
-DF = ["--speculative-algorithm", "DFLASH", "--speculative-draft-model-path", "d"]
-CORPUS = ["--speculative-ngram-external-corpus-path", "c.txt"]
+from tests.sglang.ruleargv import CORPUS, DF, NB23, NG, S314, T4, X11, X23, E, H, L, Q
 
 
 @dataclass(frozen=True)
