@@ -9,6 +9,7 @@ painted in the theme's colours, and again when the theme changes.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
@@ -276,12 +277,8 @@ class FlagFormScreen(Screen[FormResult]):
             self._widget_changed(event.select)
 
     def _widget_changed(self, widget: Widget) -> None:
-        if not (widget.id or "").startswith("ff-") or not self.is_mounted:
-            return
-        values = self._read()
-        if values != self.values:
-            self.values = values
-            self._changed()
+        if (widget.id or "").startswith("ff-") and self.is_mounted:
+            self._sync()
 
     # -- deriving and painting -------------------------------------------------------------------------
 
@@ -442,6 +439,25 @@ class FlagFormScreen(Screen[FormResult]):
         if action:
             await self.run_action(action)
 
+    def _after_typing(self, act: Callable[[], object]) -> None:
+        """Run ``act`` once the keys typed before it are in their field. A priority binding (ctrl+s) runs
+        as the app reads the key, while keys typed just before it still wait in the focused field's queue:
+        a callback queued behind them sees the text as the user typed it."""
+        focused = self.focused
+        if focused is None or not focused.call_later(self._synced, act):
+            self._synced(act)
+
+    def _synced(self, act: Callable[[], object]) -> None:
+        self._sync()
+        act()
+
+    def _sync(self) -> None:
+        """Take the fields as they are now, whether or not their Changed messages have been handled."""
+        values = self._read()
+        if values != self.values:
+            self.values = values
+            self._changed()
+
     def _valid_profile(self) -> Profile | None:
         if self.parsed.profile is None:
             fields = ", ".join(self.parsed.errors)
@@ -449,6 +465,9 @@ class FlagFormScreen(Screen[FormResult]):
         return self.parsed.profile
 
     def action_copy(self) -> None:
+        self._after_typing(self._copy_now)
+
+    def _copy_now(self) -> None:
         """The command line, to run it elsewhere: sent to the terminal's clipboard, which may drop it (tmux,
         SSH), and written to a file beside the journal that nothing drops (0600: it has the real keys)."""
         profile = self._valid_profile()
@@ -468,11 +487,17 @@ class FlagFormScreen(Screen[FormResult]):
         self.app.call_from_thread(self.notify, said, timeout=6)
 
     def action_save(self) -> None:
+        self._after_typing(self._save_now)
+
+    def _save_now(self) -> None:
         profile = self._valid_profile()
         if profile is not None:
             self._save(profile)
 
     def action_save_as(self) -> None:
+        self._after_typing(self._save_as_now)
+
+    def _save_as_now(self) -> None:
         if self._valid_profile() is None:
             return
         taken = set(self.session.host.profiles)
@@ -511,6 +536,9 @@ class FlagFormScreen(Screen[FormResult]):
         self.notify(f"saved profile {profile.name} to {path}", timeout=4)
 
     def action_check_host(self) -> None:
+        self._after_typing(self._check_host_now)
+
+    def _check_host_now(self) -> None:
         argv = self._current_argv()
         if argv is None:
             self._valid_profile()
@@ -543,11 +571,17 @@ class FlagFormScreen(Screen[FormResult]):
         self._paint_verdicts(Tones.of(self.app))
 
     def action_launch(self) -> None:
+        self._after_typing(self._launch_now)
+
+    def _launch_now(self) -> None:
         profile = self._valid_profile()
         if profile is not None:
             self.dismiss(FormResult(profile, launch=True))
 
     def action_close(self) -> None:
+        self._after_typing(self._close_now)
+
+    def _close_now(self) -> None:
         if not self.dirty:
             self.dismiss(FormResult(self.saved))
             return
