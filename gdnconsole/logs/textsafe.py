@@ -3,9 +3,32 @@
 from __future__ import annotations
 
 import re
+import shlex
+from collections.abc import Iterable
 
-# C0 controls except tab, DEL, and C1 controls: each could start a terminal escape sequence.
-_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f]")
+# What a terminal (or a reader) could take for something other than the text itself, from a log, a host
+# or a server: C0 controls but tab, DEL and C1 controls (each can start, end or be part of an escape
+# sequence: a title set, a screen cleared); Unicode format characters (Cf: bidi overrides and isolates that
+# display text reversed, zero-width spaces and joiners that make two names look one); line and paragraph
+# separators; lone surrogates (undecodable bytes, which no terminal encoding takes). The Cf ranges are
+# Unicode 14's, checked against unicodedata by tests/logs/test_textsafe_unicode.py.
+_FORMAT = (
+    "\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890-\u0891\u08e2\u180e\u200b-\u200f\u2028-\u202e"
+    "\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\U000110bd\U000110cd\U00013430-\U00013438"
+    "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f"
+)
+_UNSAFE = "\x00-\x08\x0b-\x1f\x7f-\x9f" + _FORMAT + "\ud800-\udfff"
+_CONTROL = re.compile(f"[\n{_UNSAFE}]")  # one line: a newline is shown too
+_CONTROL_LINES = re.compile(f"[{_UNSAFE}]")  # lines: newlines kept
+
+
+def _escape(code: int) -> str:
+    """Python's escape for a code point beyond Latin-1's controls (``\\x9b``, ``\\u202e``)."""
+    if code <= 0xFF:
+        return f"\\x{code:02x}"
+    if code <= 0xFFFF:
+        return f"\\u{code:04x}"
+    return f"\\U{code:08x}"
 
 
 def _caret(match: re.Match[str]) -> str:
@@ -14,12 +37,43 @@ def _caret(match: re.Match[str]) -> str:
         return "^" + chr(code + 0x40)
     if code == 0x7F:
         return "^?"
-    return f"\\x{code:02x}"
+    return _escape(code)
 
 
 def visible(text: str) -> str:
-    """``text`` with every control character shown in caret notation (ESC becomes ``^[``)."""
+    """``text`` as one line that shows every character a terminal could obey: C0 controls in caret
+    notation (ESC becomes ``^[``, a newline ``^J``), C1 and format characters as escapes (``\\x9b``,
+    ``\\u202e``). Tab and printable text stay as they are."""
     return _CONTROL.sub(_caret, text)
+
+
+def visible_lines(text: str) -> str:
+    """``text`` that may hold several lines (a model's answer, a traceback), shown as :func:`visible`
+    shows one, its newlines kept (a CRLF is a newline)."""
+    return _CONTROL_LINES.sub(_caret, text.replace("\r\n", "\n"))
+
+
+def _ansi_c(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    if code < 0x80:
+        return f"\\x{code:02x}"
+    if 0xDC80 <= code <= 0xDCFF:
+        return f"\\x{code - 0xDC00:02x}"  # an undecodable byte (surrogateescape): that byte again
+    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
+
+
+def _shell_word(word: str) -> str:
+    if not _CONTROL.search(word):
+        return shlex.quote(word)
+    # Bash's ANSI-C quoting: the same word when pasted back, and nothing of it reaches the terminal raw.
+    quoted = word.replace("\\", "\\\\").replace("'", "\\'")
+    return "$'" + _CONTROL.sub(_ansi_c, quoted) + "'"
+
+
+def shell_line(argv: Iterable[str]) -> str:
+    """``argv`` as a command line to show and to paste back: ``shlex.join``, except that a word holding a
+    control or format character is written in bash's ANSI-C quoting (``$'\\x1b]0;…'``)."""
+    return " ".join(_shell_word(word) for word in argv)
 
 
 # SGLang prints its API keys in the args dump (``api_key='…'``) and operators pass them as flags: the
