@@ -13,6 +13,7 @@ first-token time (not streamed) it is ``completion_tokens / total``.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from collections.abc import Callable, Mapping
@@ -32,6 +33,7 @@ from gdnconsole.chat.model import (
     HealthResult,
     Timeouts,
 )
+from gdnconsole.timefmt import span
 
 __all__ = [
     "ANSWER_TIMEOUT_S",
@@ -112,7 +114,7 @@ class ChatClient:
     async def get_json(self, path: str) -> Any:
         """A GET whose answer is JSON; ChatError with a clear message otherwise."""
         try:
-            response = await self.http.get(path)
+            response = await self.http.get(path, timeout=self._timeout())
         except httpx.HTTPError as exc:
             raise ChatError(f"{path}: {self._failure(exc)}") from None
         if response.status_code != 200:
@@ -145,9 +147,29 @@ class ChatClient:
 
     # -- chat ---------------------------------------------------------------------------------------
 
-    async def chat(self, request: ChatRequest, on_delta: OnDelta | None = None) -> ChatResult:
-        """Send one chat completion and time it; failures are in the result, never raised."""
+    async def chat(
+        self, request: ChatRequest, on_delta: OnDelta | None = None, *, deadline_s: float | None = None
+    ) -> ChatResult:
+        """Send one chat completion and time it; failures are in the result, never raised.
+
+        ``deadline_s``: the whole wait (model lookup, connection, every byte) ends then, however the
+        server trickles; a result cut by it says how long was waited, as measured here (``total_ms``)."""
         result = ChatResult()
+        began = time.monotonic()
+        try:
+            async with asyncio.timeout(deadline_s):
+                await self._chat(request, result, on_delta)
+        except TimeoutError:
+            result.ok = False
+            result.total_ms = (time.monotonic() - began) * 1000.0  # the wait done, not the one asked
+            got = f" ({result.chunks} chunks had come)" if result.chunks else ""
+            result.error = (
+                f"timeout: no whole answer from {self.where} within {span(result.total_ms / 1000)}{got}"
+            )
+        result.tokens_per_s = _decode_rate(result)
+        return result
+
+    async def _chat(self, request: ChatRequest, result: ChatResult, on_delta: OnDelta | None) -> None:
         started = time.monotonic()
         try:
             model = request.model or await self.model_id()
@@ -167,11 +189,14 @@ class ChatClient:
         except httpx.HTTPError as exc:
             result.error = self._failure(exc, result)
         result.total_ms = (time.monotonic() - started) * 1000.0
-        result.tokens_per_s = _decode_rate(result)
-        return result
+
+    def _timeout(self) -> httpx.Timeout:
+        """The timeouts as they are now: a client made for /health keeps its first ones otherwise (the
+        verification then waited the default 120 s of silence while saying its own 30 s)."""
+        return httpx.Timeout(self.timeouts.answer, connect=self.timeouts.connect)
 
     async def _whole(self, body: dict[str, Any], result: ChatResult) -> None:
-        response = await self.http.post("/v1/chat/completions", json=body)
+        response = await self.http.post("/v1/chat/completions", json=body, timeout=self._timeout())
         result.status = response.status_code
         if response.status_code != 200:
             raise ChatError(f"HTTP {_status_words(response)}", response.status_code)
@@ -193,7 +218,9 @@ class ChatClient:
     async def _stream(
         self, body: dict[str, Any], result: ChatResult, started: float, on_delta: OnDelta | None
     ) -> None:
-        async with self.http.stream("POST", "/v1/chat/completions", json=body) as response:
+        async with self.http.stream(
+            "POST", "/v1/chat/completions", json=body, timeout=self._timeout()
+        ) as response:
             result.status = response.status_code
             if response.status_code != 200:
                 await response.aread()

@@ -106,7 +106,11 @@ def render(session: HostSession) -> Group:
         line.append(server["stage"], style="green" if server["ready"] else "yellow")
         if server["verified"] is not None:
             line.append(
-                "  VERIFIED" if server["verified"] else "  VERIFY FAILED",
+                "  VERIFIED"
+                if server["verified"]
+                else "  VERIFIED LOST"
+                if (server["verify"] or {}).get("lost")
+                else "  VERIFY FAILED",
                 style="green" if server["verified"] else "red",
             )
             if server["verify"] and server["verify"].get("reason"):

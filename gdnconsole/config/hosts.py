@@ -86,7 +86,7 @@ class Verify:
 
     prompt: str = "Say hello in one short sentence."
     max_tokens: int = 16
-    timeout: float = 60.0  # seconds without a byte of the answer before it counts as failed
+    timeout: float = 60.0  # the whole wait for the answer, in seconds, before it counts as failed
 
 
 @dataclass(frozen=True)

@@ -275,7 +275,7 @@ def recall_verification(session: HostSession, journal: Journal | None = None) ->
     for attempt in reversed(_journal(session, journal).attempts()):
         if attempt.pid == server.pid and attempt.verify is not None:
             session.prober.sync()
-            session.serving.recall(attempt.verify)
+            session.serving.recall(attempt.verify, once_verified=attempt.outcome == "verified")
             return
 
 

@@ -70,7 +70,10 @@ async def ask_burst(
 
 
 def record_evidence(session: HostSession, result: ChatResult, journal: Journal | None = None) -> None:
-    """What an answer (or a failure) says about the server: in the session, then in the journal."""
+    """What an answer (or a failure) says about the server: in the session, then in the journal. A
+    console that did not verify the server itself (`gdnconsole prompt`) first takes the journal's word
+    for it, so that its failed prompt loses the VERIFIED another console recorded."""
+    launcher.recall_verification(session, journal)
     before = session.serving.proof()
     session.note_prompt(result)
     if session.serving.proof() != before:

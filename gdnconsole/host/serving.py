@@ -49,6 +49,8 @@ class ServingState:
     latency_ms: float | None = None  # the verification answer's total time
     reason: str | None = None  # why verification failed, or why VERIFIED was lost
     verified_at: float | None = None
+    waited_ms: float | None = None  # how long the last verification waited, answered or not
+    ever_verified: bool = False  # this server answered once (here, or as the journal says)
 
     def reset(self, server: tuple[int | None, int] | None) -> None:
         """Forget everything: ``server`` is another server (or none)."""
@@ -62,16 +64,24 @@ class ServingState:
             "verified": self.verified,
             "latency_ms": None if self.latency_ms is None else round(self.latency_ms, 1),
             "reason": self.reason,
+            "lost": self.lost,
         }
+
+    @property
+    def lost(self) -> bool:
+        """VERIFIED LOST: a server that answered once and has failed since (not a first VERIFY FAILED)."""
+        return self.verified is False and self.ever_verified
 
     def proof(self) -> Proof:
         """What the journal keeps of the verification."""
         latency = None if self.latency_ms is None else round(self.latency_ms, 1)
         return Proof(self.verified, latency, self.reason)
 
-    def recall(self, proof: Proof) -> None:
-        """Take a proof back from the journal (a console that did not verify this server itself)."""
+    def recall(self, proof: Proof, *, once_verified: bool = False) -> None:
+        """Take a proof back from the journal (a console that did not verify this server itself);
+        ``once_verified``: the journal says this server answered once, whatever its latest proof."""
         self.verified = bool(proof.ok)
+        self.ever_verified = self.verified or once_verified
         self.latency_ms = proof.latency_ms
         self.reason = proof.reason
 
@@ -79,6 +89,7 @@ class ServingState:
         """A real answer arrived: VERIFIED, with this answer's latency."""
         self.verified, self.latency_ms, self.reason = True, result.total_ms, None
         self.verified_at = time.time()
+        self.ever_verified = True
 
     def refute(self, reason: str) -> None:
         self.verified, self.reason = False, reason
@@ -213,9 +224,11 @@ class Prober:
         self.state.verifying = True
         self._changed()
         try:
-            result = await client.chat(verify_request(verify))
+            # The profile's timeout is the whole wait: a VERIFY FAILED that says "30 s" came after 30 s.
+            result = await client.chat(verify_request(verify), deadline_s=verify.timeout)
         finally:
             self.state.verifying = False
+        self.state.waited_ms = result.total_ms
         if result.ok:
             self.state.prove(result)
         else:

@@ -125,7 +125,7 @@ def verify_text(session: HostSession, palette: LogPalette, *, short: bool = Fals
             "✔ VERIFIED" + ("" if short or latency is None else f" {span(latency / 1000)}"), good(palette)
         )
     if ok is False:
-        lost = session.serving.verified_at is not None
+        lost = session.serving.lost
         label = "✖ VERIFIED LOST" if lost else "✖ VERIFY FAILED"
         return Text(label if short else f"{label}: {detail[:80]}", bad(palette))
     return Text(f"◌ {detail}", waiting(palette))
