@@ -50,6 +50,7 @@ SIM_SCENARIOS = (
 SIM_CHAT_FAULTS = ("none", "hang", "drop", "bad-sse", "bad-json")  # how /v1/chat/completions misbehaves
 
 _HOST_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*\Z")
+NAME_MAX = 64  # a host's or profile's name: it heads a tab, a status bar and a journal line
 _THEME_NAME = _HOST_NAME
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _SSH_TARGET = re.compile(
@@ -72,12 +73,20 @@ class ConfigError(ConsoleError):
         where = f"{self.path}:{self.line}" if self.line else str(self.path)
         key = f" {self.key}:" if self.key else ""
         hint = f" ({self.hint})" if self.hint else ""
-        # Keys and values come from the file: an ESC or a newline in them is shown, never obeyed.
-        return _CONTROL.sub(_escaped, f"{where}:{key} {self.problem}{hint}")
+        # Keys and values come from the file: an ESC, a newline or a bidi override in them is shown,
+        # never obeyed (the config layer's own copy of logs/textsafe's rule: it sits below it).
+        return _UNPRINTABLE.sub(_escaped, f"{where}:{key} {self.problem}{hint}")
+
+
+_UNPRINTABLE = re.compile(r"[^\t -~]")  # beyond printable ASCII: each one is looked at
 
 
 def _escaped(match: re.Match[str]) -> str:
-    return f"\\x{ord(match.group()):02x}"
+    char = match.group()
+    if char.isprintable():
+        return char
+    code = ord(char)
+    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
 
 
 @dataclass(frozen=True)
@@ -550,7 +559,17 @@ class _Validator:
         walk((), table)
         return keys, lines
 
+    def name_length(self, key: KeyPath, name: str, what: str) -> None:
+        """A name longer than NAME_MAX is refused, and shown cut (in the key too): a 5000-character name
+        would fill the terminal with its error."""
+        if len(name) > NAME_MAX:
+            cut = name[:24] + "…"
+            shown_key = ".".join((*key[:-1], cut))
+            problem = f"expected a {what} name of at most {NAME_MAX} characters, found {len(name)}"
+            raise ConfigError(self.path, self.positions.line_of(key), shown_key, problem)
+
     def host_name(self, key: KeyPath, name: str, seen: dict[str, str]) -> None:
+        self.name_length(key, name, "host")
         if not _HOST_NAME.match(name):
             raise self.error(
                 key, f"expected a host name of letters, digits, '.', '_' or '-', found \"{name}\""
@@ -611,7 +630,20 @@ class _Validator:
             port = int(m["port"])
         return SshTarget(alias=value, user=m["user"], hostname=m["ipv6"] or m["host"], port=port)
 
+    def profile_name(self, key: KeyPath, name: str) -> None:
+        """Any printable characters: no control, no bidi override or zero-width character (Unicode's
+        format characters), no separator but the space, so that a name shows as what it is and two names
+        that look alike are alike."""
+        self.name_length(key, name, "profile")
+        if not name.strip() or not name.isprintable():
+            raise self.error(
+                key,
+                f'expected a profile name of printable characters, found "{name}"',
+                "no control, format (bidi, zero-width) or separator character but the space",
+            )
+
     def profile(self, key: KeyPath, name: str, table: Any) -> Profile:
+        self.profile_name(key, name)
         if not isinstance(table, dict):
             raise self.error(key, f"expected a table describing the launch profile, found {_shown(table)}")
         self.fields(key, table, PROFILE_FIELDS)
