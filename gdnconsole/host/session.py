@@ -685,6 +685,22 @@ class HostSession:
                 return own
         return startups[-1] if startups else None
 
+    def ended_words(self, pid: int | None) -> str | None:
+        """How the server that wrote a startup (``pid``, from its uvicorn line) ended, as far as the
+        host can tell: seen to exit, or absent from the host's processes (stopped before this console
+        looked: a log that says "serving" does not make it run); None while it may still run."""
+        if pid is not None and pid in self.exits:
+            how = "stopped" if pid in self.stops else self.exits[pid].words()
+            return f"server pid {pid} {how}"
+        if not self.processes_seen:
+            return None
+        running = {server.pid for server in self.servers}
+        if pid is not None:
+            return None if pid in running else f"server pid {pid} is not running"
+        if running or self.launched_alive:  # a startup before its uvicorn line: its server may be one
+            return None
+        return "no server runs now"
+
     @property
     def startup(self) -> Startup | None:
         """The startup the host's status speaks of: the running server's own, else the log's last."""

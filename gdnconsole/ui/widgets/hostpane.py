@@ -33,9 +33,9 @@ def ending(session: HostSession, data: TimelineData) -> Ending | None:
     """What the host knows of the startup's server that its log cannot say: it ended (the agent saw it
     exit), or it is another process than the server on the host (a second writer to the same log)."""
     pid = data.pid
-    if pid is not None and pid in session.exits:
-        how = "stopped" if pid in session.stops else session.exits[pid].words()
-        return Ending("ended", f"server pid {pid} {how}")
+    ended = session.ended_words(pid)
+    if ended is not None:
+        return Ending("ended", ended)
     server = session.server
     if server is None or server.pid == pid:
         return None
