@@ -82,7 +82,9 @@ Agent -> console:
   value are listed (simulated hosts sharing one machine).
 - ``{"type": "log", "path", "inode", "offset": START, "end": END, "data": str, "size": FILE_SIZE}``:
   bytes ``[START, END)`` of the file, complete lines only, decoded as UTF-8 with replacement (offsets
-  count bytes). A partial last line is held until its newline arrives, unless it grows past 1 MiB.
+  count bytes). A partial last line is held until its newline arrives, unless it grows past 1 MiB;
+  ``held`` counts the bytes read after END that wait for it. At the file's end, when no frame has said
+  so yet (an empty file, an unfinished last line), a frame without lines (START = END) says it.
   Each message reads at most 256 KiB more; a backlog is sent as fast as the console reads it.
 - ``{"type": "log_reset", "path", "reason": "truncated" | "replaced" | "missing" | "appeared",
   "inode": int | null}``: following goes on from offset 0 of the file with that inode ("missing": no
@@ -939,6 +941,7 @@ class Follower:
         self._seen = b""  # the last bytes before the read position, as read: a copytruncate changes them
         self._switch_now = False  # the next file at the path is read at once, even while empty
         self._hole = 0  # NUL bytes skipped since the last message, which the next one's offset covers
+        self._told_end = False  # the console knows it has all there is (it waits for that, see poll)
 
     @property
     def read_pos(self) -> int:
@@ -957,9 +960,20 @@ class Follower:
         if size < self.read_pos or not self._same_bytes_before(size):
             self._restart("truncated", self.inode)
         if size <= self.read_pos:
+            self._tell_end(size)
             return LOG_POLL_IDLE_S
         self._read(size)
-        return 0.0 if self.read_pos < size else LOG_POLL_S
+        if self.read_pos < size:
+            return 0.0
+        self._tell_end(size)
+        return LOG_POLL_S
+
+    def _tell_end(self, size: int) -> None:
+        """At the file's end: say so once, in an empty frame, when no frame has (an empty file, or one
+        whose last line is unfinished, as a progress bar's is): a console that waits to have read the
+        whole log would otherwise wait for a newline that may never come."""
+        if not self._told_end:
+            self._send_lines(b"", 0, size, held=len(self.pending))
 
     def close(self) -> None:
         if self._fd is not None:
@@ -1075,25 +1089,29 @@ class Follower:
             data = data[hole:]
         cut = complete_prefix(data)
         if cut:
-            self._send_lines(data[:cut], hole + cut, size)
+            self._send_lines(data[:cut], hole + cut, size, held=len(data) - cut)
             self.offset += hole + cut
         elif hole:
             self.offset += hole  # (sent with the next line's message, whose offset covers it)
             self._hole += hole
         self.pending = data[cut:]
 
-    def _send_lines(self, data: bytes, length: int, size: int) -> None:
+    def _send_lines(self, data: bytes, length: int, size: int, held: int = 0) -> None:
         """``data``: the text of the next ``length`` bytes of the file from the offset (less a NUL hole
-        before it, and less the newline of a file's unfinished last line, which the console adds)."""
+        before it, and less the newline of a file's unfinished last line, which the console adds);
+        ``held``: the bytes read after them that wait for their newline."""
         start, self._hole = self.offset - self._hole, 0
+        end = self.offset + length
         message: dict[str, Any] = {
             "type": "log",
             "path": self.path,
             "inode": self.inode,
             "offset": start,
-            "end": self.offset + length,
+            "end": end,
             "size": size,
+            "held": held,
         }
+        self._told_end = end + held >= size
         if self.raw:
             message["bytes"] = len(data)
             self._send(message, data)

@@ -68,6 +68,7 @@ class LogState:
     offset: int = 0  # bytes of the file read so far (always at a line boundary)
     inode: int | None = None
     size: int = 0  # the file's size when the agent last looked
+    held: int = 0  # of which, after the offset, an unfinished last line (a progress bar) the agent holds
     lines: int = 0
     tail: str = ""  # the last RECENT_BYTES of text read, for a glance without the mirror
     resets: int = 0
@@ -107,7 +108,9 @@ class LogState:
 
     @property
     def caught_up(self) -> bool:
-        return self.offset >= self.size
+        """Everything the agent can send has come: a last line that has no newline yet (a hung
+        server's progress bar) may never be finished, and does not count."""
+        return self.offset + self.held >= self.size
 
     def restart(self, inode: int | None, *, own: bool = False, reason: str = "replaced") -> None:
         """The file was truncated or replaced: read it again from its start. ``own``: by this console's
@@ -116,7 +119,7 @@ class LogState:
         wrote the old file may well write the new one, and its startup, stage and VERIFIED still hold
         (a relaunch in the new file is found by its own first lines). A line says so where it happened,
         as ``tail -F`` does."""
-        self.offset, self.inode, self.size = 0, inode, 0
+        self.offset, self.inode, self.size, self.held = 0, inode, 0, 0
         if not own and reason in ROTATED and self.lines:
             self.append(
                 f"gdnconsole: {self.path} was {ROTATED[reason]}; following it from its new start\n".encode()
@@ -515,6 +518,8 @@ class HostSession:
         log = self.log
         start, end = int(message.get("offset", 0)), int(message.get("end", 0))
         log.size = int(message.get("size", end))
+        held = message.get("held")
+        log.held = held if isinstance(held, int) and held > 0 else 0
         log.inode = message.get("inode", log.inode)
         if start != log.offset:
             return  # not where we are: a duplicate after a reconnect, or out of order; never apply twice
