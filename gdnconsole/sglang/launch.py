@@ -75,8 +75,16 @@ def _number(value: float) -> str:
 
 # -- secrets ---------------------------------------------------------------------------------------
 
-SECRET_FLAGS = ("--api-key", "--admin-api-key")
+# The flags whose value is a credential (SGLang's own, `sglang serve --help`).
+SECRET_FLAGS = ("--api-key", "--admin-api-key", "--ssl-keyfile-password")
 _REDACTED = re.compile(r"<redacted:[0-9a-f]{6}>\Z")
+MASK_PREFIX = "<redacted"
+
+
+def is_masked(value: str) -> bool:
+    """Whether ``value`` is a mask, or what is left of one after an edit (``<redacted:1ec1``): never a
+    real value, so never a value to save or run."""
+    return MASK_PREFIX in value
 
 
 def _mask(value: str) -> str:
@@ -102,15 +110,32 @@ def redact(argv: Sequence[str]) -> list[str]:
 
 # Environment variables whose values are credentials (HF_TOKEN, OPENAI_API_KEY, *_SECRET…): masked as the
 # API-key flags are, wherever an environment is shown or stored.
-SECRET_ENV = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL", re.I)
+SECRET_ENV = re.compile(r"KEY|TOKEN|SECRET|PASS|CREDENTIAL", re.I)
+
+
+def is_secret_env(name: str) -> bool:
+    return SECRET_ENV.search(name) is not None
 
 
 def redact_env(env: Mapping[str, str]) -> dict[str, str]:
     """``env`` with the values of secret-looking names masked (``HF_TOKEN=<redacted:…>``)."""
     return {
-        name: (value if not SECRET_ENV.search(name) or _REDACTED.match(value) else _mask(value))
+        name: (value if not is_secret_env(name) or _REDACTED.match(value) else _mask(value))
         for name, value in env.items()
     }
+
+
+def secret_values(argv: Sequence[str], env: Mapping[str, str]) -> tuple[str, ...]:
+    """The real values that ``redact`` and ``redact_env`` mask in this command line and environment: what
+    a screen showing them masked needs to put them back."""
+    pairs = [(real, masked) for real, masked in zip(argv, redact(argv), strict=True) if real != masked]
+    values = [real if masked.startswith(MASK_PREFIX) else real.partition("=")[2] for real, masked in pairs]
+    return (*values, *(value for name, value in env.items() if is_secret_env(name)))
+
+
+def unmask(value: str, real: Sequence[str]) -> str:
+    """The one of ``real`` whose mask ``value`` is; ``value`` itself when it is none of theirs."""
+    return next((candidate for candidate in real if _mask(candidate) == value), value)
 
 
 def restore_env(env: Mapping[str, str], source: Mapping[str, str]) -> dict[str, str]:

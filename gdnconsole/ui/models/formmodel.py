@@ -13,7 +13,16 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields, replace
 
 from gdnconsole.config.hosts import Profile, Speculative
-from gdnconsole.sglang.launch import SPECULATIVE_FLAGS, LaunchSpec, redact, redact_env
+from gdnconsole.sglang.launch import (
+    SPECULATIVE_FLAGS,
+    LaunchSpec,
+    is_masked,
+    redact,
+    redact_env,
+    restore_secrets,
+    secret_values,
+    unmask,
+)
 from gdnconsole.sglang.rulekit import mamba_option
 
 ALGORITHMS = ("NEXTN", "EAGLE", "EAGLE3", "STANDALONE", "NGRAM", "DFLASH")
@@ -89,7 +98,8 @@ class Parsed:
 # -- profile → text --------------------------------------------------------------------------------
 
 
-def values_of(profile: Profile) -> FormValues:
+def values_of(profile: Profile, *, secrets: bool = False) -> FormValues:
+    """The text of each field; API keys and tokens masked unless ``secrets`` (the operator revealed them)."""
     spec = profile.speculative
     mamba, extra = split_mamba(profile.args)
     return FormValues(
@@ -103,9 +113,14 @@ def values_of(profile: Profile) -> FormValues:
         num_draft_tokens=_opt(spec.num_draft_tokens),
         draft_model=spec.draft_model or "",
         mamba=mamba,
-        env="\n".join(f"{k}={v}" for k, v in profile.env.items()),
-        args=args_text(extra),
+        env=env_text(profile.env, secrets=secrets),
+        args=args_text(extra if secrets else tuple(redact(extra))),
     )
+
+
+def env_text(env: Mapping[str, str], *, secrets: bool = False) -> str:
+    """One ``NAME=VALUE`` line each; credential-looking values masked unless ``secrets``."""
+    return "\n".join(f"{k}={v}" for k, v in (env if secrets else redact_env(env)).items())
 
 
 def split_mamba(args: tuple[str, ...]) -> tuple[str, tuple[str, ...]]:
@@ -149,9 +164,12 @@ def _number(value: float) -> str:
 # -- text → profile --------------------------------------------------------------------------------
 
 
-def parse(values: FormValues, base: Profile, mamba: str) -> Parsed:
-    """The profile ``values`` describe (name, bind host from ``base``); ``mamba``: the flag to write."""
+def parse(values: FormValues, base: Profile, mamba: str, known: Sequence[str] = ()) -> Parsed:
+    """The profile ``values`` describe (name, bind host from ``base``); ``mamba``: the flag to write. A
+    masked value becomes the real one it stands for, from ``base`` or ``known`` (values typed while
+    revealed); a mask that stands for none of them is an error, so no mask is ever saved or run."""
     errors: dict[str, str] = {}
+    real = (*secret_values(base.args, base.env), *known)
 
     def integer(name: str, lo: int, hi: int | None = None, *, optional: bool = False) -> int | None:
         text = getattr(values, name).strip()
@@ -171,8 +189,8 @@ def parse(values: FormValues, base: Profile, mamba: str) -> Parsed:
     fraction = _fraction(values.mem_fraction, errors)
     if not values.model.strip():
         errors["model"] = "the model path or Hugging Face id is required"
-    env = parse_env(values.env, errors)
-    extra = parse_args(values.args, errors)
+    env = unmask_env(parse_env(values.env, errors), real, errors)
+    extra = unmask_args(parse_args(values.args, errors), real, errors)
     if errors or tp is None or port is None:
         return Parsed(None, errors, extra)
     speculative = Speculative(
@@ -222,6 +240,27 @@ def parse_env(text: str, errors: dict[str, str]) -> dict[str, str]:
             continue
         env[key.strip()] = value
     return env
+
+
+UNKNOWN_MASK = "holds a masked value (<redacted:…>) that stands for no key the form knows: type the real one"
+
+
+def unmask_env(env: dict[str, str], real: Sequence[str], errors: dict[str, str]) -> dict[str, str]:
+    out = {name: unmask(value, real) for name, value in env.items()}
+    left = [name for name, value in out.items() if is_masked(value)]
+    if left:
+        errors["env"] = f"{left[0]} {UNKNOWN_MASK}"
+    return out
+
+
+def unmask_args(args: tuple[str, ...], real: Sequence[str], errors: dict[str, str]) -> tuple[str, ...]:
+    out = tuple(restore_secrets(args, real))
+    at = next((i for i, word in enumerate(out) if is_masked(word)), None)
+    if at is not None:
+        flag, eq, _value = out[at].partition("=")
+        owner = flag if eq and flag.startswith("-") else out[at - 1] if at else "the first argument"
+        errors["args"] = f"{owner} {UNKNOWN_MASK}"
+    return out
 
 
 def parse_args(text: str, errors: dict[str, str]) -> tuple[str, ...]:

@@ -34,7 +34,7 @@ from gdnconsole.host.jsonlines import write_private
 from gdnconsole.host.session import HostSession
 from gdnconsole.sglang import rules
 from gdnconsole.sglang.findings import Finding
-from gdnconsole.sglang.launch import launch_spec, redact, server_args
+from gdnconsole.sglang.launch import launch_spec, redact, secret_values, server_args
 from gdnconsole.sglang.profilerules import check_profile
 from gdnconsole.ui import clipboard
 from gdnconsole.ui.dialogs.askname import AskNameScreen
@@ -46,9 +46,15 @@ from gdnconsole.ui.models.formmodel import (
     MAMBA_CHOICES,
     FormValues,
     Parsed,
+    args_text,
     command_text,
+    env_text,
     mamba_flag,
     parse,
+    parse_args,
+    parse_env,
+    unmask_args,
+    unmask_env,
     values_of,
 )
 from gdnconsole.ui.tones import Tones
@@ -131,6 +137,7 @@ class FlagFormScreen(Screen[FormResult]):
         Binding("ctrl+o", "copy", "Copy command", id="form.copy", priority=True),
         Binding("ctrl+t", "check_host", "Check on host", id="form.check_host", priority=True),
         Binding("ctrl+l", "launch", "Launch this", id="form.launch", priority=True),
+        Binding("ctrl+r", "reveal", "Reveal secrets", id="form.reveal", priority=True),
         Binding("escape", "close", "Close", id="form.close"),
     ]
 
@@ -152,6 +159,8 @@ class FlagFormScreen(Screen[FormResult]):
         self.facts = session.facts
         self.mamba = mamba_flag(self.facts.sglang)
         self.base = profile
+        self.revealed = False  # API keys and tokens are masked in every field until the operator asks
+        self.known: tuple[str, ...] = ()  # secrets typed while revealed, that a mask may stand for
         self.values = values_of(profile)
         self.parsed: Parsed = parse(self.values, profile, self.mamba)
         self.result: rules.CheckResult | None = None
@@ -231,7 +240,7 @@ class FlagFormScreen(Screen[FormResult]):
 
     def _fill(self, profile: Profile) -> None:
         """Put a profile's values into the widgets (their Changed messages then re-read the same text)."""
-        values = values_of(profile)
+        values = values_of(profile, secrets=self.revealed)
         for name, _label, _hint in (*INPUTS, *SPEC_INPUTS):
             self.query_one(f"#ff-{name}", Input).value = getattr(values, name)
         algorithms = [*ALGORITHMS, *([values.algorithm] if values.algorithm not in ALGORITHMS else [])]
@@ -290,10 +299,10 @@ class FlagFormScreen(Screen[FormResult]):
     @property
     def dirty(self) -> bool:
         saved = self.saved
-        return saved is None or self.values != values_of(saved)
+        return saved is None or self.values != values_of(saved, secrets=self.revealed)
 
     def _changed(self) -> None:
-        self.parsed = parse(self.values, self.base, self.mamba)
+        self.parsed = parse(self.values, self.base, self.mamba, self.known)
         self._paint()
         if self._timer is not None:
             self._timer.stop()
@@ -340,6 +349,8 @@ class FlagFormScreen(Screen[FormResult]):
     def _paint_state(self, tones: Tones) -> None:
         out = Text(f"{self.facts.describe()} · ", DIM)
         out.append("● unsaved changes" if self.dirty else "saved", tones.bad if self.dirty else DIM)
+        if self.revealed:
+            out.append(" · secrets shown", tones.warning)
         self.query_one("#ff-state", Static).update(out)
 
     def _rule_errors(self) -> dict[str, list[Finding]]:
@@ -359,7 +370,7 @@ class FlagFormScreen(Screen[FormResult]):
             self.query_one(f"#ff-err-{name}").set_class(bool(text), "-shown")
             self.query_one(f"#ff-row-{name}").set_class(bool(text), "-invalid")
         parsed = Text(f"→ {len(self.parsed.args)} argument{'s' if len(self.parsed.args) != 1 else ''}: ")
-        for arg in redact(self.parsed.args):  # an API key typed into args is not shown back
+        for arg in self.parsed.args if self.revealed else redact(self.parsed.args):  # keys masked
             parsed.append("‹")
             parsed.append(arg, tones.primary)
             parsed.append("› ")
@@ -371,7 +382,8 @@ class FlagFormScreen(Screen[FormResult]):
             text = Text("fix the marked fields to see the command line", tones.bad)
         else:
             text = Text("$ ", DIM)
-            text.append(command_text(launch_spec(profile, self.session.host.python)))
+            spec = launch_spec(profile, self.session.host.python)
+            text.append(command_text(spec, secrets=self.revealed))
         self.query_one("#ff-command", Static).update(text)
 
     def _paint_findings(self, tones: Tones) -> None:
@@ -569,6 +581,38 @@ class FlagFormScreen(Screen[FormResult]):
             self.host_running = False
         self.verdict, self.verdict_argv = verdict, argv
         self._paint_verdicts(Tones.of(self.app))
+
+    def action_reveal(self) -> None:
+        self._after_typing(self._reveal_now)
+
+    def _reveal_now(self) -> None:
+        """Show the real keys and tokens in the env and extra args, or mask them again."""
+        if self._show_secrets(not self.revealed):
+            said = "secrets shown, until the form is left" if self.revealed else "secrets masked"
+            self.notify(said, timeout=3)
+
+    def _show_secrets(self, revealed: bool) -> bool:
+        """Rewrite the env and extra args with their secrets shown or masked; False when those fields
+        do not parse (their text is kept as typed, and so are the secrets in it)."""
+        errors: dict[str, str] = {}
+        real = (*secret_values(self.base.args, self.base.env), *self.known)
+        env = unmask_env(parse_env(self.values.env, errors), real, errors)
+        args = unmask_args(parse_args(self.values.args, errors), real, errors)
+        if errors:
+            self.notify(f"fix the {' and '.join(errors)} field first", severity="error", timeout=5)
+            return False
+        self.known = (*self.known, *secret_values(args, env))
+        self.revealed = revealed
+        self.query_one("#ff-env", TextArea).load_text(env_text(env, secrets=revealed))
+        self.query_one("#ff-args", TextArea).load_text(args_text(args if revealed else tuple(redact(args))))
+        self._sync()
+        self._paint()
+        return True
+
+    def on_screen_suspend(self) -> None:
+        """A dialog or another screen over the form: the secrets are masked again."""
+        if self.revealed:
+            self._show_secrets(False)
 
     def action_launch(self) -> None:
         self._after_typing(self._launch_now)

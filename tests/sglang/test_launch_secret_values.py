@@ -1,0 +1,45 @@
+"""What the screens need to show secrets masked and put them back: which values are secret (the TLS key
+password too, any PASS/KEY/TOKEN/SECRET/CREDENTIAL environment name), and a mask's real value."""
+
+from __future__ import annotations
+
+from gdnconsole.sglang.launch import (
+    is_masked,
+    is_secret_env,
+    redact,
+    redact_env,
+    secret_values,
+    unmask,
+)
+
+
+def test_the_ssl_key_password_is_a_secret_flag() -> None:
+    assert redact(["--ssl-keyfile-password", "pw", "--ssl-keyfile", "k.pem"])[1].startswith("<redacted:")
+    assert redact(["--ssl-keyfile-password", "pw", "--ssl-keyfile", "k.pem"])[3] == "k.pem"
+
+
+def test_credential_looking_environment_names() -> None:
+    secret = ["HF_TOKEN", "HUGGING_FACE_HUB_TOKEN", "OPENAI_API_KEY", "WANDB_API_KEY",
+              "AWS_SECRET_ACCESS_KEY", "DB_PASS", "PGPASSWORD", "SMTP_PASSWD", "GCP_CREDENTIALS"]  # fmt: skip
+    plain = ["SGLANG_ENABLE_SPEC_V2", "CUDA_VISIBLE_DEVICES", "HF_HOME", "NCCL_DEBUG"]
+    assert [n for n in secret if not is_secret_env(n)] == []
+    assert [n for n in plain if is_secret_env(n)] == []
+    assert redact_env({"PGPASSWORD": "pw", "HF_HOME": "/h"})["PGPASSWORD"].startswith("<redacted:")
+
+
+def test_secret_values_are_the_values_redact_masks() -> None:
+    argv = ["--api-key", "k1", "--admin-api-key=k2", "--port", "1", "--api-key", "--k3"]
+    env = {"HF_TOKEN": "t", "CUDA_VISIBLE_DEVICES": "0"}
+    assert secret_values(argv, env) == ("k1", "k2", "--k3", "t")
+
+
+def test_unmask_finds_the_real_value_or_keeps_the_mask() -> None:
+    shown = redact(["--api-key", "k1"])[1]
+    assert unmask(shown, ["other", "k1"]) == "k1"
+    assert unmask(shown, ["other"]) == shown
+    assert unmask("plain", ["plain"]) == "plain"  # only a mask is replaced
+
+
+def test_a_damaged_mask_is_still_a_mask() -> None:
+    assert is_masked("<redacted:13c769>") and is_masked("<redacted:13c7") and is_masked("x<redacted")
+    assert not is_masked("sk-live-1234") and not is_masked("redacted")
