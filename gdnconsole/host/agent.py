@@ -146,6 +146,7 @@ LOG_READ_MAX_RAW = 1024 * 1024  # raw frames cost nothing per byte to escape: bi
 LOG_READ_MAX = 256 * 1024  # bytes read for one log message
 LOG_LINE_MAX = 1024 * 1024  # a partial line this long is sent without waiting for its newline
 SEEN_BYTES = 64  # bytes before the read position compared at each growth, to tell a copytruncate
+ROTATE_WAIT_S = 5.0  # how long a renamed log that still grows is read before the new file at its path
 SMI_TIMEOUT_S = 10.0  # nvidia-smi can hang on a wedged driver; the agent must not
 PROC_YOUNG_S = 30.0  # a process this new may still exec or set its title: re-read its cmdline every scan
 PROC_FULL_RESCAN_S = 10.0  # every cmdline is re-read this often (pid reuse, late titles)
@@ -910,8 +911,9 @@ class Follower:
     Rotations are followed as ``tail -F`` does, and then some:
 
     - rename (logrotate ``create``): the old file is read to its end before the new one; while the new
-      file is still empty the old one is followed on, since a server whose output was redirected keeps
-      writing to the file it opened;
+      file is still empty, or the old one still grows, the old one is followed on, since a server whose
+      output was redirected keeps writing to the file it opened (the new file waits: nothing is lost;
+      after ``ROTATE_WAIT_S`` of a new file with bytes, it is taken even if the old one still grows);
     - copytruncate: the file shrank, or the bytes before the read position are no longer the ones sent
       (more was written after the truncation than the old file held): read again from byte 0;
     - delete: the open file is followed on until another file appears at the path;
@@ -940,6 +942,7 @@ class Follower:
         self._missing = False
         self._seen = b""  # the last bytes before the read position, as read: a copytruncate changes them
         self._switch_now = False  # the next file at the path is read at once, even while empty
+        self._new_since: float | None = None  # when a new file with bytes was first seen at the path
         self._hole = 0  # NUL bytes skipped since the last message, which the next one's offset covers
         self._told_end = False  # the console knows it has all there is (it waits for that, see poll)
 
@@ -1024,22 +1027,37 @@ class Follower:
         return True
 
     def _leave_for(self, st: os.stat_result) -> bool:
-        """Another file is at the path: finish the open one first. True when it is time to switch: the
-        agent rotated the log itself, or the new file has bytes (a writer uses it now)."""
-        self._finish()
-        if self._switch_now or not S_ISREG(st.st_mode) or st.st_size > 0:
+        """Another file is at the path: read the open one to its end first. True when it is time to
+        switch: the agent rotated the log itself, or the new file has bytes (a writer uses it now) and the
+        old one did not grow since the last look (its writer may still write to it: those lines come
+        first), or the new file has waited ``ROTATE_WAIT_S``."""
+        grew = self._drain()
+        now = time.monotonic()
+        if st.st_size > 0 and self._new_since is None:
+            self._new_since = now
+        waited = self._new_since is not None and now - self._new_since >= ROTATE_WAIT_S
+        if self._switch_now or not S_ISREG(st.st_mode) or (st.st_size > 0 and (not grew or waited)):
             self._switch_now = False
+            self._new_since = None
+            self._finish()
             return True
         return False
 
-    def _finish(self) -> None:
-        """Send the rest of the open file, a last line without its newline ended as it is left."""
+    def _drain(self) -> bool:
+        """Send the complete lines the open file has past the read position; whether it had any bytes."""
         assert self._fd is not None
+        start = self.read_pos
         for _ in range(1 << 16):  # bounded: a file still written this fast is left at some point
             size = os.fstat(self._fd).st_size
             if size <= self.read_pos:
                 break
             self._read(size)
+        return self.read_pos > start
+
+    def _finish(self) -> None:
+        """Send the rest of the open file, a last line without its newline ended as it is left."""
+        assert self._fd is not None
+        self._drain()
         if self.pending:
             self._send_lines(self.pending, len(self.pending), os.fstat(self._fd).st_size)
             self.offset += len(self.pending)
