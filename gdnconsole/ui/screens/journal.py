@@ -26,7 +26,15 @@ from textual.widgets import DataTable, Static
 
 from gdnconsole.config.hosts import Profile
 from gdnconsole.host.journal import Attempt, Journal
-from gdnconsole.sglang.launch import launch_spec, restore_env, restore_secrets
+from gdnconsole.sglang.launch import (
+    launch_spec,
+    redact,
+    redact_env,
+    restore_env,
+    restore_secrets,
+    secret_values,
+    unmask,
+)
 from gdnconsole.timefmt import span
 from gdnconsole.tune.store import SweepEntry, TuneStore
 from gdnconsole.ui import clipboard
@@ -193,14 +201,21 @@ def fitted_rows(rows: list[tuple[Text, ...]], width: int) -> list[tuple[Text, ..
     return fitted
 
 
-def detail_text(attempt: Attempt, width: int, tones: Tones) -> Text:
+def detail_text(attempt: Attempt, width: int, tones: Tones, secrets: tuple[str, ...] | None = None) -> Text:
     """The attempt's exact command, environment, stages and changes against the attempt before it, each
-    value wrapped to ``width`` under its own start (the labels stay a column apart)."""
+    value wrapped to ``width`` under its own start (the labels stay a column apart). API keys and tokens
+    are masked (a journal written before masking may hold them), unless ``secrets``: the real values,
+    revealed on purpose, that the masks stand for."""
     out = Text(f"attempt {attempt.number} · profile {attempt.profile} · ", Style(bold=True))
     out.append(attempt.outcome, outcome_style(attempt.outcome, tones))
-    env = " ".join(f"{k}={shlex.quote(v)}" for k, v in attempt.env.items())
+    if secrets is None:
+        argv, env_values = redact(attempt.argv), redact_env(attempt.env)
+    else:
+        argv = restore_secrets(attempt.argv, secrets)
+        env_values = {name: unmask(value, secrets) for name, value in attempt.env.items()}
+    env = " ".join(f"{k}={shlex.quote(v)}" for k, v in env_values.items())
     fields = [
-        ("argv", Text(shlex.join(attempt.argv))),
+        ("argv", Text(shlex.join(argv))),
         ("env", Text(env) if env else Text("(none)", DIM)),
         ("stage", stages_text(attempt, tones)),
         (
@@ -231,6 +246,7 @@ class JournalScreen(Screen[JournalResult | None]):
         Binding("r", "rerun", "Re-run", id="journal.rerun"),
         Binding("e", "load_form", "Load into form", id="journal.form"),
         Binding("m", "export", "Export Markdown", id="journal.export"),
+        Binding("ctrl+r", "reveal", "Reveal secrets", id="journal.reveal"),
         Binding("escape,q,j", "close", "Close", key_display="esc", id="journal.close"),
     ]
 
@@ -245,6 +261,7 @@ class JournalScreen(Screen[JournalResult | None]):
         self.marks: list[str] = []  # per row: "├ "/"└ " under a sweep, else ""
         self.exported: Path | None = None  # the last Markdown export
         self._filled_width = 0  # the table width the rows were fitted to
+        self.revealed = False  # the detail shows API keys and tokens masked until the operator asks
 
     def compose(self) -> ComposeResult:
         yield Static(Text(f"Launch journal · {self.journal.host} · {self.journal.path}"), id="journal-title")
@@ -325,7 +342,24 @@ class JournalScreen(Screen[JournalResult | None]):
             if isinstance(entry, SweepEntry):
                 detail.update(sweep_detail(entry, width, tones))
             else:
-                detail.update(detail_text(entry, width, tones))
+                detail.update(detail_text(entry, width, tones, self._secrets()))
+
+    def _secrets(self) -> tuple[str, ...] | None:
+        """The real values the masks may stand for, when revealed: the profile's own keys and tokens."""
+        if not self.revealed:
+            return None
+        base = self.base or Profile(name="", model="")
+        return secret_values(launch_spec(base).argv, base.env)
+
+    def action_reveal(self) -> None:
+        self.revealed = not self.revealed
+        self._detail(self.query_one(DataTable).cursor_row)
+        self.notify(
+            "secrets shown, until the journal is left" if self.revealed else "secrets masked", timeout=3
+        )
+
+    def on_screen_suspend(self) -> None:
+        self.revealed = False  # leaving the journal masks them again
 
     def _profile_of(self, attempt: Attempt) -> Profile:
         base = self.base or Profile(name=attempt.profile, model="")
