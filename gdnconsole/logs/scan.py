@@ -211,7 +211,10 @@ def _lines_that_matter(
 def _scan_span(path: str, start: int, end: int) -> tuple[int, list[tuple[int, bytes]]]:
     """Scan bytes ``[start, end)`` (whole lines); line numbers relative to the span (1-based)."""
     if FAST_SCAN is not None and end > start:
-        return _scan_span_mapped(FAST_SCAN, path, start, end)
+        try:
+            return _scan_span_mapped(FAST_SCAN, path, start, end)
+        except _Unmappable:
+            pass  # procfs, sysfs, some FUSE file systems cannot map a file: it is read instead
     records: list[tuple[int, bytes]] = []
     line = 1
     needle: bytes | None = None
@@ -220,7 +223,12 @@ def _scan_span(path: str, start: int, end: int) -> tuple[int, list[tuple[int, by
         pos = start  # where the next block is read
         while pos < end:
             block = os.pread(fh.fileno(), min(CHUNK, end - pos), pos)
-            if not block:
+            if not block:  # shorter than its size said (a sysfs file): its last line is ended here
+                end = pos
+                if carry:
+                    count, found = _lines_that_matter(carry + b"\n", len(carry) + 1, line, needle)
+                    records.extend((n, _bounded(raw, 0, len(raw))) for n, raw in found)
+                    line += count
                 break
             pos += len(block)
             buf = carry + block
@@ -254,7 +262,11 @@ def _scan_span_mapped(
         while pos < end:
             base = pos - pos % mmap.ALLOCATIONGRANULARITY
             length = min(end, pos + WINDOW) - base
-            with mmap.mmap(fh.fileno(), length, access=mmap.ACCESS_READ, offset=base) as mm:
+            try:
+                mm = mmap.mmap(fh.fileno(), length, access=mmap.ACCESS_READ, offset=base)
+            except OSError as exc:
+                raise _Unmappable(exc) from exc
+            with mm:
                 stop = length
                 if base + length < end:  # not the last window: end it after its last whole line
                     stop = mm.rfind(b"\n", pos - base, length) + 1
@@ -267,6 +279,10 @@ def _scan_span_mapped(
             line += count
             pos = base + stop
     return line - 1, records
+
+
+class _Unmappable(Exception):
+    """The file system cannot map this file (procfs, sysfs, some FUSE): it is read instead."""
 
 
 _NOT_NUL = re.compile(rb"[^\x00]")
@@ -364,6 +380,13 @@ def _looks_binary(head: bytes) -> bool:
 def scan(path: Path, *, parallel: bool | None = None) -> ScanResult:
     """All lines of ``path`` that are not batch or access lines, plus the ends of each run of those."""
     size = check_readable(path)
+    try:
+        return _scan(path, size, parallel)
+    except OSError as exc:  # gone, or failing, after the check (EIO on a bad disk): one line, no traceback
+        raise LogReadError(f"{path}: cannot read: {exc.strerror or exc}") from None
+
+
+def _scan(path: Path, size: int, parallel: bool | None) -> ScanResult:
     if parallel is None:
         parallel = size >= PARALLEL_MIN and (os.cpu_count() or 1) > 1
     if not parallel:
