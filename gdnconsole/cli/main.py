@@ -440,13 +440,14 @@ def demo_cmd(
         # The demo's server starts as any launch does (the agent, its own process group, the journal),
         # so that a relaunch is a relaunch and the end below stops whichever server the demo left. A
         # console that cannot get there (killed, its terminal closed) leaves that to its tether.
-        tied = tether.tie()
+        tied = tether.tie(log)
         try:
             run_dashboard([host], launch={0: profile.name}, notices=notices, **themed)
         finally:
-            if tied is not None:
-                tied.release()
-            outcome = _stop_demo_server(host)
+            try:
+                outcome = _stop_demo_server(host)
+            finally:
+                tied.release()  # the tether stops whatever this did not (its files gone, say)
             with contextlib.suppress(OSError):  # the terminal may be gone (SIGHUP): stopped all the same
                 click.echo(f"-- {outcome}")
         return

@@ -1,12 +1,15 @@
 """`gdnconsole demo` in a real terminal leaves no server behind, however its console ends: killed with
-SIGKILL (no code of its own runs) or its terminal closed (SIGHUP). A tmux server of our own, a demo
-host of our own (hosts file, simulator home, port)."""
+SIGKILL (no code of its own runs) or its terminal closed (SIGHUP), after its tether was killed (the
+console starts another), or with the whole tmux server while its state folder is removed (the tether
+holds the server's identity itself). A tmux server of our own, a demo host of our own (hosts file,
+simulator home, port)."""
 
 from __future__ import annotations
 
 import json
 import os
 import shlex
+import shutil
 import signal
 import subprocess
 import sys
@@ -102,4 +105,59 @@ def test_a_demo_console_that_dies_takes_its_server_with_it(
         os.kill(console, signal.SIGKILL)  # nothing of the console runs after this
     else:
         tmux("kill-session", "-t", "demo")  # the terminal goes away: SIGHUP
+    eventually("the server is stopped", lambda: not alive(server))
+
+
+def tether_of(console: int) -> int | None:
+    """The console's tether: its child running demo/tether.py."""
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            cmdline = (entry / "cmdline").read_bytes()
+        except (OSError, IndexError):
+            continue
+        if fields[1] == str(console) and b"tether" in cmdline and fields[0] not in ("Z", "X"):
+            return int(entry.name)
+    return None
+
+
+def holds_a_server(tether: int | None) -> bool:
+    """The tether names itself by the number of servers it holds (`gdntether 1`)."""
+    try:
+        return tether is not None and Path(f"/proc/{tether}/comm").read_text().split()[-1] == "1"
+    except OSError:
+        return False
+
+
+def test_a_killed_tether_is_replaced_and_the_new_one_stops_the_server(
+    demo: tuple[dict[str, str], Path],
+) -> None:
+    env, pidfile = demo
+    console = start_demo(env)
+    server = server_of(pidfile)
+    eventually("the tether runs", lambda: tether_of(console) is not None)
+    first = tether_of(console)
+    assert first is not None
+    os.kill(first, signal.SIGKILL)
+    eventually("a new tether runs", lambda: tether_of(console) not in (None, first))
+    eventually("the new tether is told of the server", lambda: holds_a_server(tether_of(console)))
+    os.kill(console, signal.SIGKILL)
+    eventually("the server is stopped", lambda: not alive(server))
+
+
+def test_a_killed_tmux_whose_state_folder_went_too_leaves_no_server(
+    demo: tuple[dict[str, str], Path],
+) -> None:
+    env, pidfile = demo
+    console = start_demo(env)
+    server = server_of(pidfile)
+    eventually("the tether is told of the server", lambda: holds_a_server(tether_of(console)))
+    # The files a stop would look the server up in: its pid file, the console's state and data. (Not the
+    # whole simulated home: the simulated server ends by itself without it, which a real one does not.)
+    pidfile.unlink()
+    for folder in ("XDG_STATE_HOME", "XDG_DATA_HOME", "GDNCONSOLE_JOURNAL_DIR"):
+        shutil.rmtree(env[folder], ignore_errors=True)
+    tmux("kill-server", check=False)
     eventually("the server is stopped", lambda: not alive(server))
