@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from gdnconsole.sglang import memory
 from gdnconsole.sglang.logline import tp_index
 
 if TYPE_CHECKING:
@@ -105,22 +106,10 @@ def split_memory(
     draft_weights_gb: float | None = None,
 ) -> MemorySplit:
     """Weights, KV cache, mamba state and CUDA graphs from the log; the rest of what NVML counts is other."""
-    parts: dict[str, int] = {}
-    weights = (weights_gb or 0.0) + (draft_weights_gb or 0.0)
-    if weights:
-        parts["weights"] = round(weights * MIB_PER_GB)
-    kv = numbers.get("kv_gb", 0.0) or numbers.get("k_gb", 0.0) + numbers.get("v_gb", 0.0)
-    if kv:
-        parts["kv"] = round(kv * MIB_PER_GB)
-    mamba = sum(
-        numbers.get(k, 0.0)
-        for k in ("mamba_conv_gb", "mamba_ssm_gb", "mamba_intermediate_ssm_gb", "mamba_intermediate_conv_gb")
-    )
-    if mamba:
-        parts["mamba"] = round(mamba * MIB_PER_GB)
-    graphs = numbers.get("graph_mem_gb")
-    if graphs:
-        parts["graphs"] = round(graphs * MIB_PER_GB)
+    parts = {
+        name: round(gb * MIB_PER_GB)
+        for name, gb in memory.parts_gb(numbers, weights_gb, draft_weights_gb).items()
+    }
     known = sum(parts.values())
     if used_mib > known:
         parts["other"] = used_mib - known

@@ -41,6 +41,11 @@ FRAMED_RULES: tuple[Rule, ...] = (
     Rule("controller_exception", "Exception in Controller", None, V.FATAL, opens_block=True),
     Rule("manager_exception", "Manager hit an exception", None, V.FATAL, opens_block=True),
     Rule("controller_exception", "Controller hit an exception", None, V.FATAL, opens_block=True),
+    # 0.3.x-0.4.0 (late 2024): run_scheduler_process logged get_exception_traceback() on its own, under
+    # the rank's frame, then killed its parent: a rank-prefixed bare traceback is that rank's crash.
+    Rule(
+        "logged_traceback", "Traceback (most recent call last)", None, V.FATAL, prefix=True, opens_block=True
+    ),
     Rule("sigquit_launch", "Received sigquit from a child proces", None, V.FATAL),
     Rule("sigquit_running", "SIGQUIT received", None, V.FATAL),
     Rule("warmup_failed", "Initialization failed. warmup error", S.WARMUP, V.FATAL, opens_block=True),
@@ -69,6 +74,8 @@ FRAMED_RULES: tuple[Rule, ...] = (
     # --- starting (§2.1 rows 0-2)
     Rule("args", "server_args=", S.STARTING, prefix=True),
     Rule("import_error", "Ignore import error when loading", None, V.WARNING, opens_block=True),
+    # 0.5.23's mimo_audio: the same missing FFmpeg, said once, and SGLang goes on without it
+    Rule("torchcodec_missing", "torchcodec is unavailable", None, V.WARNING, opens_block=True),
     Rule("notice_attention", "Attention backend not specified", S.STARTING, V.WARNING),
     Rule("notice_max_running", "Max running requests is reset", S.STARTING, V.WARNING),
     Rule("notice_spec_v2", "Spec v2 is enabled", S.STARTING),
@@ -171,6 +178,34 @@ class Event:
     @property
     def time(self) -> float | None:
         return self.log.time
+
+
+# The kernels and backends SGLang chose, as its lines say them (FACTS §2.1 row 6, §2.2): the name the
+# console gives each, the pattern of the line, and the group holding the choice.
+_BACKEND_LINES: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("attention", re.compile(r"Attention backend not (?:specified|set)\. Use (?P<v>\S+) backend by default")),
+    ("multimodal_attention", re.compile(r"Using (?P<v>\S+) as multimodal attention backend")),
+    ("linear_attention", re.compile(r"Linear attention kernel backend: (?P<v>.+?)\.?\s*$")),
+    ("hybrid_linear_attention", re.compile(r"Using (?P<v>hybrid) linear attention backend for hybrid GDN")),
+    ("gdn_kernels", re.compile(r"GDN kernel dispatcher: (?P<v>.+?)\s*$")),
+    ("cute_dsl_gdn_decode", re.compile(r"CuTe DSL GDN decode enabled: (?P<v>\S+)")),
+)
+# The args dump names the backend in force: ServerArgs(…, attention_backend='fa3', …) or, from 0.5.22,
+# {…, 'attention_backend': 'fa3', …}; None (not chosen yet) is left to the notice that follows.
+_ARGS_BACKEND = re.compile(r"""\battention_backend'?[=:] ?'(?P<v>[\w.-]+)'""")
+
+
+def backend_choice(kind: str, message: str) -> tuple[str, str] | None:
+    """The kernel or backend a line says SGLang chose: (what, choice), or None."""
+    if kind == "args":
+        m = _ARGS_BACKEND.search(message)
+        return ("attention", m["v"]) if m else None
+    if "ackend" not in message and "GDN" not in message:
+        return None
+    for name, pattern in _BACKEND_LINES:
+        if (m := pattern.search(message)) is not None:
+            return name, m["v"]
+    return None
 
 
 def _match(rules: tuple[Rule, ...], message: str) -> Rule | None:

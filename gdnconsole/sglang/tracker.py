@@ -8,6 +8,7 @@ error that ended the server, summarised by the line that names the error (not th
 from __future__ import annotations
 
 import itertools
+import re
 from dataclasses import dataclass, field
 
 from gdnconsole.sglang import events, logline
@@ -40,6 +41,25 @@ _GENERIC_KINDS = frozenset(
 # notices, a child's exit code, "see the error messages above", the shell's "Killed". The root cause is
 # the other fatal line, when there is one.
 _WRAPPERS = frozenset({"sigquit_launch", "sigquit_running", "subprocess_crashed", "init_failed", "killed"})
+# Lines only a scheduler writes: without a rank prefix they are the only rank's (tp = 1), not the main
+# process's.
+_SCHEDULER_KINDS = frozenset({"scheduler_exception", "retracted", "runtime_oom", "logged_traceback"})
+# Which process reports a fatal line that has no rank prefix (the rest are the main process's or unknown).
+_MAIN_KINDS = frozenset(
+    {"sigquit_launch", "sigquit_running", "subprocess_crashed", "init_failed", "scheduler_died"}
+    | {"warmup_failed", "bind_failed", "args_refused", "health_failed", "uvicorn"}
+)
+# Warnings of a module SGLang could not import and went on without (FACTS §3, torchcodec).
+_IMPORT_KINDS = frozenset({"import_error", "torchcodec_missing"})
+# Watchdog timeouts this close together are one event (every rank stuck in the same collective).
+COLLECTIVE_WINDOW_S = 30.0
+_MISSING_LIB = re.compile(r"(?P<lib>lib[\w+-]+\.so[\w.]*): cannot open shared object file")
+# A CUDA graph capture that ran out of memory: what SGLang's own hint block says to do (FACTS §3).
+GRAPH_OOM_HINT = (
+    "hint: capturing CUDA graphs ran out of GPU memory; the usual fixes are a lower --cuda-graph-max-bs "
+    "(fewer batch sizes captured), a lower --mem-fraction-static (more room left beside the KV cache), "
+    "or --disable-cuda-graph (slower decoding)"
+)
 
 
 @dataclass
@@ -52,9 +72,21 @@ class Problem:
     where: str | None = None  # the last traceback frame, for a bare `AssertionError`
     last_line: int = 0  # the block's last line, for folding
     wrapper: bool = False  # a fatal line that only reports another one (a SIGQUIT notice)
+    kind: str = ""  # the kind of the line that opened it
+    process: str | None = None  # "scheduler", "detokenizer", "main", or None when the lines do not say
+    ranks: list[str] = field(default_factory=list)  # every rank that reported it (a watchdog on each)
+    hint: str | None = None  # the known fix, when the error has one (a hint, not a cause)
+    explained: bool = False  # an exception line (the error's own words) was read
+    causes: list[str] = field(default_factory=list)  # the libraries an import warning could not open
+    head: str = ""  # the opening line's summary, before the block said more
 
     def as_dict(self) -> dict[str, object]:
         return {"line": self.line, "rank": self.rank, "stage": self.stage.label, "summary": self.summary}
+
+    @property
+    def collective(self) -> bool:
+        """Reported by several ranks at once and blamed on none (a hang in a collective)."""
+        return self.rank is None and len(self.ranks) > 1
 
 
 @dataclass
@@ -92,7 +124,10 @@ class Startup:
     seen: set[Stage] = field(default_factory=set)  # stages some line proved (an excerpt skips some)
     saw_args: bool = False
     saw_ready: bool = False
+    served: bool = False  # a line proved requests were served after ready (a Decode batch line)
     ended: bool = False  # the server stopped (fatal, or shut down)
+    backends: dict[str, str] = field(default_factory=dict)  # the kernels and backends SGLang chose
+    problems_at: dict[int, float] = field(default_factory=dict)  # when each problem's line was written
 
     @property
     def fatal(self) -> Problem | None:
@@ -106,8 +141,14 @@ class Startup:
         return [p for p in self.problems if p.severity is Severity.WARNING]
 
     @property
+    def reached_ready(self) -> bool:
+        """A line proved the server got to ready: its fired-up line, or a line only serving writes. A
+        stage read from traceback frames alone (the request loop runs in warm-up too) does not."""
+        return self.stage >= Stage.READY and (self.saw_ready or self.served)
+
+    @property
     def ready(self) -> bool:
-        return self.stage >= Stage.READY and self.fatal is None
+        return self.reached_ready and self.fatal is None
 
     def rank(self, label: str) -> RankState:
         state = self.ranks.get(label)
@@ -202,21 +243,28 @@ class StageTracker:
         if problem is None:
             return
         problem.last_line = event.line
-        if event.log.kind is Kind.EXCEPTION:
+        if problem.severity is Severity.WARNING:
+            _explain_import_error(problem, event.log.message)
+        elif event.log.kind is Kind.EXCEPTION:
             startup = self.current
-            if problem.severity is not Severity.WARNING:
-                problem.summary = _clip(event.log.message)
-                problem.line = event.line
-                event.severity = problem.severity
-                implied = events.exception_stage(event.log.message)
-                if implied is not None and startup is not None:
-                    self._reach(startup, problem.rank, implied, event.time)
-                    problem.stage = max(problem.stage, implied)
+            problem.summary = _clip(event.log.message)
+            problem.explained = True
+            problem.line = event.line
+            event.severity = problem.severity
+            problem.hint = problem.hint or _hint(problem.summary)
+            implied = events.exception_stage(event.log.message)
+            if implied is not None and startup is not None:
+                self._reach(startup, problem.rank, implied, event.time)
+                problem.stage = max(problem.stage, implied)
         elif event.log.message.lstrip().startswith("File "):
             problem.where = event.log.message.strip()
+            if problem.process is None and problem.rank is None:
+                problem.process = _process_of_frame(problem.where)
+            if not problem.explained:
+                problem.summary = _clip(f"{problem.head}; {_cut_note(problem.where)}")
             startup = self.current
             stage = events.frame_stage(event.log.message)
-            if stage is not None and startup is not None and problem.severity is not Severity.WARNING:
+            if stage is not None and startup is not None:
                 stage = _running_in_context(startup, stage)
                 self._reach(startup, problem.rank, stage, event.time)
                 problem.stage = max(problem.stage, stage)
@@ -255,6 +303,8 @@ class StageTracker:
         stage = event.stage
         if event.kind == "access":
             return MAIN  # uvicorn's access log is the main process's (FACTS §1.1)
+        if event.kind in _SCHEDULER_KINDS:
+            return SOLE_RANK
         if stage is not None and stage not in MAIN_STAGES:
             return SOLE_RANK  # an unprefixed scheduler line: tp = 1
         return MAIN
@@ -277,6 +327,8 @@ class StageTracker:
         elif event.kind == "text" and (framed := events.frame_stage(event.log.message)) is not None:
             # A traceback frame outside a block: an excerpt that begins inside a traceback.
             startup.reach(_running_in_context(startup, framed), event.time)
+        elif event.kind == "decode_batch":
+            startup.served = True  # warm-up never decodes long enough to log a Decode line
         stage = event.stage = _stage_in_context(startup, event)
         label = self._label(event)
         if stage is not None:
@@ -284,10 +336,35 @@ class StageTracker:
         elif label != MAIN and event.log.rank is not None:
             startup.rank(label).seen = True
         self._record_numbers(startup, label, event)
+        if event.log.framed and (choice := events.backend_choice(event.kind, event.log.message)):
+            startup.backends.setdefault(*choice)  # the first says it: the others repeat it per rank
+        if event.kind == "watchdog" and self._same_hang(startup, event):
+            return
         if event.opens_block or event.kind in ("traceback", "exception", "py_warning"):
             self._open_block(startup, event)
         elif event.severity >= Severity.WARNING:
             self._problem(startup, event, event.severity)
+
+    @staticmethod
+    def _same_hang(startup: Startup, event: Event) -> bool:
+        """A watchdog timeout on another rank, at about the same time as one already reported, is the
+        same hang: counted on the first. Once every rank the log knows has timed out, no rank is to
+        blame: they all waited in one collective."""
+        rank = event.log.rank
+        first = next((p for p in startup.problems if p.kind == "watchdog"), None)
+        if first is None or rank is None or rank in first.ranks:
+            return False
+        begun = startup.problems_at.get(first.line)
+        if begun is not None and event.time is not None and event.time - begun > COLLECTIVE_WINDOW_S:
+            return False
+        first.ranks.append(rank)
+        if set(startup.scheduler_ranks()) <= set(first.ranks):
+            first.rank = None
+            first.summary = _clip(
+                f"{first.head} on all {len(first.ranks)} ranks at once: a collective hang (every rank "
+                "waited in the same collective operation), not one rank's fault"
+            )
+        return True
 
     def _problem(self, startup: Startup, event: Event, severity: Severity) -> Problem | None:
         if severity < Severity.WARNING:
@@ -299,16 +376,28 @@ class StageTracker:
         state_stage = state.stage if state is not None and state.stage > Stage.STARTING else startup.stage
         stage = max(state_stage, event.stage or Stage.STARTING)
         summary = event.log.message.strip().removesuffix("Traceback (most recent call last):").rstrip(" :")
+        if not summary:  # a bare traceback header: the block's frames and exception line say what failed
+            summary = "Traceback" + (f" on {rank}" if rank else "")
         problem = Problem(
             line=event.line,
             rank=rank,
             stage=stage,
             severity=severity,
-            summary=_clip(summary or event.log.message),
+            summary=_clip(summary),
             last_line=event.line,
             wrapper=event.kind in _WRAPPERS,
+            kind=event.kind,
+            process=_process_of(event),
+            ranks=[rank] if rank is not None else [],
+            hint=_hint(summary) if severity is Severity.FATAL else None,
+            explained=event.kind == "exception",
+            head=_clip(summary),
         )
+        if event.kind in _IMPORT_KINDS:
+            problem.summary = _import_summary(problem)
         startup.problems.append(problem)
+        if event.time is not None:
+            startup.problems_at[event.line] = event.time
         if severity is Severity.FATAL:
             startup.ended = True
         return problem
@@ -347,6 +436,8 @@ def _stage_in_context(startup: Startup, event: Event) -> Stage | None:
     """Batch and access lines mean warm-up before `ready` and serving after it."""
     if event.kind == "decode_batch":
         return Stage.SERVING  # warm-up never decodes long enough to log a Decode line
+    if event.kind == "retracted":  # only the request loop retracts: it ran, on that rank
+        return _running_in_context(startup, events.RUNNING)
     if event.kind == "deprecated_endpoint":  # the warm-up's GET /get_model_info on older versions
         return Stage.WARMUP if Stage.LISTENING <= startup.stage < Stage.READY else None
     if event.kind == "watchdog" and Stage.STARTING < startup.stage < Stage.LISTENING:
@@ -375,10 +466,87 @@ def _is_sglang(event: Event) -> bool:
 
 
 def _running_in_context(startup: Startup, stage: Stage) -> Stage:
-    """A frame of the request loop means warm-up between `listening` and `ready`, else serving."""
-    if stage is events.RUNNING and Stage.LISTENING <= startup.stage < Stage.READY:
+    """A frame of the request loop proves only that the scheduler's loop ran: warm-up between
+    `listening` and `ready`; after startup lines that got no further than `scheduler_ready`, that stage
+    (the loop runs in warm-up too, and nothing said the server listened); serving after `ready`, or in an
+    excerpt that begins mid-run (no startup line before it)."""
+    if stage is not events.RUNNING or startup.stage >= Stage.READY:
+        return stage
+    if startup.stage >= Stage.LISTENING:
         return Stage.WARMUP
+    if startup.seen or startup.saw_args:
+        return Stage.SCHEDULER_READY
     return stage
+
+
+def _process_of(event: Event) -> str | None:
+    """Which process wrote a problem's line: a rank prefix or a scheduler's own words say scheduler."""
+    if event.log.rank is not None or event.kind in _SCHEDULER_KINDS:
+        return "scheduler"
+    if event.kind == "manager_exception":
+        name = event.log.message.split(" ", 1)[0]
+        return name.removesuffix("Manager").lower() or None  # DetokenizerManager → detokenizer
+    return "main" if event.kind in _MAIN_KINDS else None
+
+
+def _process_of_frame(frame: str) -> str | None:
+    """The process a traceback frame belongs to, by the module that runs its loop."""
+    for module, process in (
+        ("/managers/scheduler.py", "scheduler"),
+        ("/managers/tp_worker", "scheduler"),
+        ("/model_executor/", "scheduler"),
+        ("/managers/detokenizer_manager.py", "detokenizer"),
+        ("/managers/tokenizer_manager.py", "main"),
+        ("/entrypoints/", "main"),
+        ("/server_args.py", "main"),
+    ):
+        if module in frame:
+            return process
+    return None
+
+
+def _cut_note(frame: str) -> str:
+    """What a traceback whose exception line is missing still says: where it was."""
+    m = re.match(r'\s*File "(?P<path>[^"]*)", line (?P<line>\d+), in (?P<func>\S+)', frame)
+    if m is None:
+        return "its exception line is not in the log"
+    return (
+        f"its exception line is not in the log (last frame: {m['func']} in "
+        f"{m['path'].rsplit('/', 1)[-1]}:{m['line']})"
+    )
+
+
+def _hint(summary: str) -> str | None:
+    lower = summary.lower()
+    if "capture cuda graph failed" in lower and "out of memory" in lower:
+        return GRAPH_OOM_HINT
+    return None
+
+
+def _explain_import_error(problem: Problem, text: str) -> None:
+    """An import warning names its cause lines later (torchcodec: each FFmpeg library it could not
+    open): the summary keeps the causes beside its word that SGLang went on."""
+    if problem.kind not in _IMPORT_KINDS:
+        return
+    m = _MISSING_LIB.search(text)
+    if m is not None and m["lib"] not in problem.causes:
+        problem.causes.append(m["lib"])
+        problem.summary = _import_summary(problem)
+
+
+def _import_summary(problem: Problem) -> str:
+    head = problem.head.removesuffix(". Likely causes").removesuffix(" Likely causes")
+    cause = f" ({', '.join(problem.causes)}: cannot open shared object file)" if problem.causes else ""
+    if problem.kind == "torchcodec_missing":
+        note = "not fatal: SGLang starts on without torchcodec (audio decoding is off)"
+    else:
+        module = head.removeprefix("Ignore import error when loading ").split(":", 1)[0]
+        note = (
+            f"not fatal unless {module} holds the architecture being served"
+            if ".models." in module
+            else f"not fatal: SGLang skips {module} and starts on"
+        )
+    return _clip(f"{head}{cause} — {note}")
 
 
 def _clip(text: str) -> str:

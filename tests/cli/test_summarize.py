@@ -26,6 +26,8 @@ KEYS = {
     "spec",
     "gen_throughput",
     "durations",
+    "kernels",
+    "memory",
 }
 
 

@@ -41,13 +41,24 @@ def test_a_server_fired_up_summarized_whole() -> None:
                 "line": 1,
                 "rank": None,
                 "summary": "Attention backend not specified. Use flashinfer backend by default.",
+                "count": 1,
+                "ranks": [],
             },
-            {"line": 4, "rank": "TP1", "summary": "Decode out of memory happened. #retracted_reqs: 1"},
+            {
+                "line": 4,
+                "rank": "TP1",
+                "summary": "Decode out of memory happened. #retracted_reqs: 1",
+                "count": 1,
+                "ranks": ["TP1"],
+            },
         ],
         "ranks": {"TP1": {"stage": "ready", "weights_gb": None, "avail_gb": 46.93, "kv_tokens": None}},
         "spec": None,
         "gen_throughput": None,
-        "durations": {"starting": 1.0, "loading": 2.0, "listening": 1.0},
+        # the retraction proves the scheduler's request loop ran: it was ready
+        "durations": {"starting": 1.0, "loading": 1.0, "scheduler_ready": 1.0, "listening": 1.0},
+        "kernels": {"attention": "flashinfer"},
+        "memory": {"TP1": {"free": 46.93}},
     }
 
 
@@ -55,8 +66,11 @@ def test_a_crash_is_summarized_by_its_line_rank_stage_and_error() -> None:
     assert summarize(UP + CRASH)["fatal"] == {
         "line": 8,
         "rank": "TP1",
+        "process": "scheduler",
+        "ranks": None,
         "stage": "ready",
         "summary": "RuntimeError: boom",
+        "hint": None,
     }
 
 
