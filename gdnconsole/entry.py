@@ -10,8 +10,11 @@ import sys
 # The main group's commands (cli.main), which a first argument names instead of a host; a test keeps
 # this in step with cli/main.py.
 COMMANDS = frozenset(
-    {"open", "config", "hosts", "demo", "log", "status", "check", "launch", "stop", "adopt", "prompt", "tune"}
-)
+    {
+        "open", "config", "hosts", "demo", "log", "status", "check", "launch", "stop", "adopt", "prompt",
+        "tune", "completion",
+    }
+)  # fmt: skip
 
 
 def opens_hosts(args: list[str]) -> bool:
@@ -24,7 +27,7 @@ def main() -> None:
     if opens_hosts(args):
         from gdnconsole.cli.opener import open_hosts
 
-        open_hosts(args)
+        open_hosts(args, commands=COMMANDS)
         return
     from gdnconsole.cli.main import main as cli_main
 

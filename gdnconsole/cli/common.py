@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import difflib
 import sys
+from collections.abc import Collection
 from typing import TYPE_CHECKING, NoReturn
 
 from gdnconsole.cli import sshname
@@ -19,6 +21,11 @@ PIPE_WIDTH = 1 << 16  # "no limit": a line piped to a file or grep is never wrap
 EXIT_FAILED = 1
 EXIT_USAGE = 2
 EXIT_UNREACHABLE = 3
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as a shell reports a command ended by Ctrl-C
+
+COMMANDS_META = "gdnconsole.commands"  # the main group's command names, in its context (cli/main.py)
+# Commands that act on the host of their own name (`gdnconsole demo`): a host may be called so.
+HOST_COMMANDS = frozenset({"demo"})
 
 THEME_HELP = "Colour theme (shipped: gdn-dark, gdn-light, gdn-high-contrast; or one of yours)."
 
@@ -38,35 +45,56 @@ def output_console() -> Console:
     return Console(highlight=False, width=PIPE_WIDTH if piped else None, soft_wrap=piped)
 
 
-def load_config() -> Config:
+def command_names() -> frozenset[str]:
+    """The main group's commands, as cli/main.py derived them from the group into its context; none
+    outside a click command (entry.py's fast path passes its own to the opener)."""
+    click = sys.modules.get("click")  # never loaded for this: the fast path stays without click
+    ctx = click.get_current_context(silent=True) if click is not None else None
+    return frozenset(ctx.meta.get(COMMANDS_META, ())) if ctx is not None else frozenset()
+
+
+def reserved_host_names(commands: Collection[str]) -> frozenset[str]:
+    """The names a host may not take: `gdnconsole NAME` runs the command of that name instead."""
+    return frozenset(commands) - HOST_COMMANDS
+
+
+def load_config(commands: Collection[str] | None = None) -> Config:
+    """The hosts file, checked; a host named like one of ``commands`` (default: the main group's) is
+    refused at its line."""
+    reserved = reserved_host_names(command_names() if commands is None else commands)
     try:
-        return config_hosts.load()
+        return config_hosts.load(reserved=reserved)
     except ConfigError as exc:
         fail(str(exc))
 
 
-def host_named(name: str, cfg: Config | None = None) -> Host:
+def host_named(name: str, cfg: Config | None = None, commands: Collection[str] | None = None) -> Host:
     """A configured host, the built-in `demo`, or an ssh target / alias; a bad name or file exits 2, and
-    so does a name that is none of these and that this machine cannot resolve."""
-    cfg = cfg or load_config()
+    so does a name that is none of these and that this machine cannot resolve (with the command it may
+    have meant, of ``commands``: default the main group's)."""
+    cfg = cfg or load_config(commands)
     try:
         host = config_writer.resolve_host(cfg, name)
     except ConfigError as exc:
         fail(str(exc))
     if host.ssh is not None and cfg.host(name) is None:
-        _check_ssh_target(cfg, name, host.ssh.hostname)
+        _check_ssh_target(cfg, name, host.ssh.hostname, command_names() if commands is None else commands)
     return host
 
 
-def _check_ssh_target(cfg: Config, name: str, hostname: str) -> None:
+def _check_ssh_target(cfg: Config, name: str, hostname: str, commands: Collection[str]) -> None:
     """A name tried as an SSH target that no ssh config names and no resolver knows: what happened and
-    what to do, instead of an empty dashboard with the resolver's error."""
+    what to do, instead of an empty dashboard with the resolver's error; a mistyped command
+    (`gdnconsole stauts`) is said as one."""
     if sshname.configured_alias(hostname):
         return
     reason = sshname.unresolvable(hostname)
     if reason is None:
         return
     where = f"no hosts file at {cfg.path}" if not cfg.exists else f'no host "{name}" in {cfg.path}'
+    meant = difflib.get_close_matches(name, sorted(commands), n=1, cutoff=0.6)
+    if meant:
+        fail(visible(f"no such command or host '{name}' (did you mean '{meant[0]}'?)"))
     fail(
         visible(
             f'{where}, so "{name}" was tried as an SSH target, and "{hostname}" does not resolve '

@@ -5,12 +5,24 @@
 from __future__ import annotations
 
 import click
-from click.shell_completion import CompletionItem
+from click.shell_completion import CompletionItem, get_completion_class
 
 from gdnconsole.config import hosts as config_hosts
 from gdnconsole.config.hosts import ConfigError
 
 HOST_METAVARS = frozenset({"HOST", "HOST..."})
+SHELLS = ("bash", "zsh", "fish")
+PROG_NAME = "gdnconsole"
+COMPLETE_VAR = "_GDNCONSOLE_COMPLETE"  # what the script sets when it asks for completions (README)
+
+
+def script(group: click.Command, shell: str) -> str:
+    """The completion script of ``shell``, the same that `_GDNCONSOLE_COMPLETE=SHELL_source gdnconsole`
+    prints: click's own, which calls gdnconsole back for each completion."""
+    cls = get_completion_class(shell)
+    if cls is None:
+        raise click.BadParameter(f"no completion for {shell!r}; one of: {', '.join(SHELLS)}")
+    return cls(group, {}, PROG_NAME, COMPLETE_VAR).source()
 
 
 def host_names(incomplete: str) -> list[str]:

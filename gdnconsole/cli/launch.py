@@ -261,15 +261,23 @@ def stop_cmd(host_name: str, grace: float, as_json: bool) -> None:
     )
 
 
+class AlreadyOurs(Exception):
+    """The server to adopt is gdnconsole's already: nothing to do, and nothing wrong."""
+
+    def __init__(self, pid: int, host: str) -> None:
+        super().__init__(f"pid {pid} on {host} is gdnconsole's already: nothing to adopt")
+        self.pid = pid
+
+
 async def _adopt(host: Host, pid: int | None, confirm: Callable[[str], bool]) -> tuple[int, bool]:
     """(pid, adopted): ask ``confirm`` with the dashboard's question, then adopt; LaunchRefused when
-    there is no server to adopt."""
+    there is no server to adopt, AlreadyOurs when it is gdnconsole's."""
     async with connected(host, probe=False) as session:
         server = launcher.adoptable(session, pid)
         if server is None:
             ours = session.launched_pid
             if ours is not None and pid in (None, ours):
-                raise launcher.LaunchRefused(f"pid {ours} on {host.name} is gdnconsole's already")
+                raise AlreadyOurs(ours, host.name)
             which = f"no SGLang server with pid {pid}" if pid is not None else "no SGLang server"
             raise launcher.LaunchRefused(f"{which} runs on {host.name}: nothing to adopt")
         lines = [launcher.adopt_question(host.name), "its processes:"]
@@ -299,6 +307,10 @@ def adopt_cmd(host_name: str, pid: int | None, yes: bool, as_json: bool) -> None
 
     try:
         adopted_pid, adopted = asyncio.run(_adopt(host, pid, confirm))
+    except AlreadyOurs as ours:  # what adopt was asked for holds already: exit 0
+        payload = {"adopted": False, "already": True, "pid": ours.pid, "message": str(ours)}
+        click.echo(json.dumps(payload) if as_json else str(ours))
+        return
     except (launcher.LaunchRefused, LinkLost) as exc:
         if as_json:
             click.echo(json.dumps({"adopted": False, "message": str(exc)}))

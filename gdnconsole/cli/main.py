@@ -14,7 +14,7 @@ from click.shell_completion import CompletionItem
 
 from gdnconsole import __version__
 from gdnconsole.cli import completion, opener
-from gdnconsole.cli.common import THEME_HELP, fail, load_config
+from gdnconsole.cli.common import COMMANDS_META, EXIT_INTERRUPTED, THEME_HELP, fail, load_config
 from gdnconsole.cli.lazy import LazyGroup
 from gdnconsole.cli.opener import console_options, open_hosts, theme_option
 from gdnconsole.config import hosts as config_hosts
@@ -57,6 +57,16 @@ class HostsGroup(LazyGroup):
         """The first word: a command, or a host (`gdnconsole ct1<TAB>`)."""
         hosts = [CompletionItem(name) for name in completion.host_names(incomplete)]
         return [*super().shell_complete(ctx, incomplete), *hosts]
+
+    def invoke(self, ctx: click.Context) -> Any:
+        """Ctrl-C in any command: one line and exit 130, as a shell expects of an interrupted command
+        (click's own "Aborted!" and exit 1 would read as a failure)."""
+        ctx.meta[COMMANDS_META] = frozenset(self.list_commands(ctx))  # the reserved names, from the group
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            print("\ngdnconsole: interrupted", file=sys.stderr)
+            sys.exit(EXIT_INTERRUPTED)
 
     def resolve_command(
         self, ctx: click.Context, args: list[str]
@@ -149,6 +159,14 @@ def _theme_asked(ctx: click.Context, theme: str | None) -> str | None:
 def open_cmd(ctx: click.Context, names: tuple[str, ...], theme: str | None, readonly: bool) -> None:
     """Open the dashboard on HOST... (one tab per host), even a host named like a command (`open demo`)."""
     open_hosts(names, _theme_asked(ctx, theme), readonly or bool(ctx.meta.get(READONLY_META)))
+
+
+@main.command("completion")
+@click.argument("shell", type=click.Choice(completion.SHELLS))
+def completion_cmd(shell: str) -> None:
+    """Print the shell completion script for SHELL (bash, zsh or fish): commands, options and the host
+    names of the hosts file. E.g. in ~/.bashrc: eval "$(gdnconsole completion bash)"."""
+    click.echo(completion.script(main, shell), nl=False)  # as the variable prints it
 
 
 # -- config ----------------------------------------------------------------------------------------

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import functools
 import sys
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Any
 
 from gdnconsole.cli.common import fail, host_named, load_config
@@ -43,13 +43,19 @@ def console_options(cfg: Config, readonly: bool) -> dict[str, Any]:
     return {"keymap": keys, "bell": cfg.console.bell, "readonly": readonly or cfg.console.readonly}
 
 
-def open_hosts(names: Sequence[str], theme: str | None = None, readonly: bool = False) -> None:
+def open_hosts(
+    names: Sequence[str],
+    theme: str | None = None,
+    readonly: bool = False,
+    commands: Collection[str] | None = None,
+) -> None:
     """The dashboard on HOST... (one pane per host, duplicates once); a bad name or file exits 2, and so
-    does a command line with no terminal to draw on (a pipe would get escape codes, and no end)."""
-    cfg = load_config()
+    does a command line with no terminal to draw on (a pipe would get escape codes, and no end).
+    ``commands``: the main group's command names (entry.py's, where click is not loaded)."""
+    cfg = load_config(commands)
     themed = theme_option(theme, cfg)
     options = console_options(cfg, readonly)
-    hosts = [host_named(name, cfg) for name in dict.fromkeys(names)]
+    hosts = [host_named(name, cfg, commands) for name in dict.fromkeys(names)]
     if not interactive():  # after the checks: a wrong name or theme is said first
         fail("the dashboard needs a terminal; for scripts: `gdnconsole status HOST`")
     from gdnconsole.ui.app import run_dashboard  # Textual loads only when a screen is shown

@@ -19,7 +19,7 @@ import os
 import re
 import stat
 import tomllib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -33,11 +33,6 @@ from gdnconsole.errors import ConsoleError
 CONFIG_ENV = "GDNCONSOLE_CONFIG"
 APP_NAME = "gdnconsole"
 
-# Names a host may not take because `gdnconsole NAME` already means a command. ("demo" is allowed:
-# `gdnconsole demo` opens the host of that name, the built-in simulated one when the file has none.)
-RESERVED_HOST_NAMES = frozenset(
-    {"check", "config", "hosts", "launch", "log", "prompt", "status", "stop", "help"}
-)
 SIM_SCENARIOS = (
     "ok",
     "crash-serving",
@@ -225,8 +220,10 @@ MAX_RANKS = 1024  # more tensor-parallel ranks than any box has: a typo (tp = 10
 MAX_FILE_BYTES = 1 << 20  # a hosts file is a few KiB; more is not one (and is not read further)
 
 
-def load(path: Path | None = None) -> Config:
-    """Read and validate the hosts file; a missing file is an empty configuration."""
+def load(path: Path | None = None, *, reserved: Collection[str] = ()) -> Config:
+    """Read and validate the hosts file; a missing file is an empty configuration. ``reserved``: names
+    a host may not take, because `gdnconsole NAME` runs a command (the CLI derives them from its own
+    commands; this layer cannot know them)."""
     path = path or config_path()
     try:
         data = _read_regular(path)
@@ -241,7 +238,7 @@ def load(path: Path | None = None) -> Config:
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
         raise ConfigError(path, line, "", "expected UTF-8 text, found invalid bytes") from None
-    return loads(text, path)
+    return loads(text, path, reserved=reserved)
 
 
 def _read_regular(path: Path) -> bytes:
@@ -259,15 +256,15 @@ def _read_regular(path: Path) -> bytes:
     return data
 
 
-def loads(text: str, path: Path) -> Config:
-    """Validate TOML text as a hosts file (``path`` is only used in messages)."""
+def loads(text: str, path: Path, *, reserved: Collection[str] = ()) -> Config:
+    """Validate TOML text as a hosts file (``path`` is only used in messages; ``reserved`` as for load)."""
     try:
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise _syntax_error(path, text, exc) from None
     except RecursionError:  # tomllib recurses per nested array: thousands deep exhaust the stack
         raise ConfigError(path, None, "", "arrays or tables nested too deeply to be a hosts file") from None
-    return _Validator(path, tomlpos.scan(text)).config(raw)
+    return _Validator(path, tomlpos.scan(text), reserved).config(raw)
 
 
 # -- TOML syntax errors ----------------------------------------------------------------------------
@@ -474,9 +471,10 @@ def _shown(value: Any) -> str:
 
 
 class _Validator:
-    def __init__(self, path: Path, positions: tomlpos.Positions) -> None:
+    def __init__(self, path: Path, positions: tomlpos.Positions, reserved: Collection[str] = ()) -> None:
         self.path = path
         self.positions = positions
+        self.reserved = frozenset(name.lower() for name in reserved)
 
     def error(self, key: KeyPath, problem: str, hint: str | None = None) -> ConfigError:
         return ConfigError(self.path, self.positions.line_of(key), ".".join(key), problem, hint)
@@ -574,8 +572,12 @@ class _Validator:
             raise self.error(
                 key, f"expected a host name of letters, digits, '.', '_' or '-', found \"{name}\""
             )
-        if name.lower() in RESERVED_HOST_NAMES:
-            raise self.error(key, f"'{name}' is a gdnconsole command and cannot name a host")
+        if name.lower() in self.reserved:
+            raise self.error(
+                key,
+                f"'{name}' is a gdnconsole command and cannot name a host",
+                f"rename the host: `gdnconsole {name.lower()}` runs the command",
+            )
         first = seen.setdefault(name.lower(), name)
         if first != name:
             raise self.error(key, f"duplicate host: '{name}' and '{first}' differ only in case")

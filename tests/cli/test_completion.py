@@ -34,7 +34,7 @@ def config(tmp_path: Path) -> Path:
 @pytest.mark.parametrize(
     ("words", "expected"),
     [
-        ("gdnconsole c", ["check", "config", "ct129", "ct130"]),  # a command or a host
+        ("gdnconsole c", ["check", "completion", "config", "ct129", "ct130"]),  # a command or a host
         ("gdnconsole st", ["status", "stop"]),
         ("gdnconsole status ct", ["ct129", "ct130"]),
         ("gdnconsole launch ct13", ["ct130"]),

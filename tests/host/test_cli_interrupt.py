@@ -1,0 +1,70 @@
+"""Ctrl-C during a long command exits 130 with one line (never click's "Aborted!" and 1), and `adopt` of
+a server that is gdnconsole's already is no failure: a real SIGINT to a real `gdnconsole` process."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+from pathlib import Path
+
+from tests.host.launchkit import kill_group
+from tests.host.test_launch_cli import GDNCONSOLE, cli_env, run
+
+__all__ = ["cli_env"]
+
+
+def _server_pgid(tmp_path: Path) -> int | None:
+    server = tmp_path / "simhome" / ".gdnconsole-server.json"
+    return json.loads(server.read_text())["pgid"] if server.exists() else None
+
+
+def test_ctrl_c_during_launch_wait_exits_130_in_one_line(cli_env: dict[str, str], tmp_path: Path) -> None:
+    config = Path(cli_env["GDNCONSOLE_CONFIG"])  # the server never answers: the wait goes on
+    config.write_text(config.read_text().replace("speed = 50.0\n", 'speed = 50.0\nchat_fault = "hang"\n', 1))
+    proc = subprocess.Popen(
+        [*GDNCONSOLE, "launch", "simbox", "--wait", "verified", "--timeout", "120"],
+        env=cli_env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stderr is not None
+        seen: list[str] = []
+        for line in proc.stderr:  # a stage line once the wait has begun
+            seen.append(line)
+            if any(s.startswith("-- started pid") for s in seen[:-1]) and line.startswith("-- "):
+                break
+        assert seen and proc.poll() is None, seen
+        proc.send_signal(signal.SIGINT)
+        rest = proc.stderr.read()
+        code = proc.wait(timeout=60)
+        assert code == 130, (code, rest)
+        assert "Aborted!" not in rest and "Traceback" not in rest, rest
+        assert [line for line in rest.splitlines() if line.strip()] == ["gdnconsole: interrupted"], rest
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        pgid = _server_pgid(tmp_path)
+        if pgid is not None:
+            kill_group(pgid)
+
+
+def test_adopting_our_own_server_exits_0(cli_env: dict[str, str], tmp_path: Path) -> None:
+    started = run(cli_env, "launch", "simbox", "--wait", "started", "--json")
+    try:
+        assert started.returncode == 0, started.stderr
+        pid = (
+            json.loads(started.stdout).get("attempt")
+            and json.loads((tmp_path / "simhome" / ".gdnconsole-server.json").read_text())["pid"]
+        )
+        again = run(cli_env, "adopt", "simbox", "--yes")
+        assert again.returncode == 0, again.stderr
+        assert again.stdout.strip() == f"pid {pid} on simbox is gdnconsole's already: nothing to adopt"
+        as_json = run(cli_env, "adopt", "simbox", "--yes", "--json")
+        assert as_json.returncode == 0 and json.loads(as_json.stdout)["already"] is True
+    finally:
+        pgid = _server_pgid(tmp_path)
+        if pgid is not None:
+            kill_group(pgid)
