@@ -90,11 +90,12 @@ def test_config_check_names_a_bad_key_binding(tmp_path: Path) -> None:
 
 
 def test_hosts_never_prints_a_secret_or_an_escape(tmp_path: Path) -> None:
-    """API keys in args and tokens in env are masked in hosts --json; a name with ESC shows as ^[."""
+    """API keys in args and tokens in env are masked in hosts --json; a bidi override in a model shows as
+    its escape (a name holding one, or an ESC, is refused: tests/config/test_names.py)."""
     config = tmp_path / "hosts.toml"
     config.write_text(
         '[hosts.box]\nssh = "root@box"\n'
-        '[hosts.box.profiles."p\\u001b]0;pwned\\u0007"]\nmodel = "m"\n'
+        '[hosts.box.profiles.p]\nmodel = "m\\u202ex"\n'
         'args = ["--api-key", "sk-live-123", "--admin-api-key=adm-456"]\n'
         'env = { HF_TOKEN = "hf_secret", OPENAI_API_KEY = "sk-openai", SGLANG_X = "1" }\n'
     )
@@ -105,8 +106,8 @@ def test_hosts_never_prints_a_secret_or_an_escape(tmp_path: Path) -> None:
     profile = next(iter(json.loads(shown.stdout)["hosts"][0]["profiles"].values()))
     assert profile["env"]["SGLANG_X"] == "1" and profile["env"]["HF_TOKEN"].startswith("<redacted:")
     plain = run(["hosts"], config)
-    assert plain.returncode == 0 and "\x1b" not in plain.stdout and "\x07" not in plain.stdout
-    assert "p^[]0;pwned^G" in plain.stdout
+    assert plain.returncode == 0 and "\u202e" not in plain.stdout
+    assert "m\\u202ex" in plain.stdout
 
 
 RULES_FILE = """\
