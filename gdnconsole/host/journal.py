@@ -1,32 +1,68 @@
 """The launch journal: every attempt to start a server on a host, kept on this machine.
 
 One JSON object per line in ``<user data dir>/journal/HOST.jsonl`` (``$GDNCONSOLE_JOURNAL_DIR`` instead of
-the user data dir's ``journal`` folder). The file is only ever appended to: an attempt that changes (it
-reached ready, it crashed) is written again under its number, and the last line of a number wins. A
-console that dies mid-write loses at most that line; nothing earlier is rewritten.
+the user data dir's ``journal`` folder). The file is only ever appended to: an attempt is written once
+when it begins ("starting", before anything runs on the host: a journal that cannot be written refuses
+the launch), then again each time it changes (it runs, reached ready, crashed), under its ``id``; the
+last line of an id wins. A console that dies mid-write loses at most that line; nothing earlier is
+rewritten.
+
+Several consoles may launch on one host at once: numbering and every append happen under an exclusive
+``flock`` on ``HOST.jsonl.lock`` beside the file, so each attempt gets a number of its own and a later
+line addresses its attempt by a random id, never by a number another console could share.
+
+Every line read back may be damaged (cut by a crash, edited by hand, written by another version): each
+is validated field by field (``parse_attempt``) and a bad one skipped; one warning per read names the
+file, how many lines were skipped and the first one's line and fault. The file is read from its end in
+blocks: a launch needs only the last attempts, and the journal screen pages backwards on demand
+(``Cursor``), so a journal of 100k attempts costs what its last page costs.
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import errno
+import fcntl
 import json
+import math
+import os
 import re
+import secrets
 import shlex
+import sys
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import IO, Any, Literal, TypeGuard, get_args
 
-from gdnconsole.host.jsonlines import append_json_line, data_dir
+from gdnconsole import safefile
+from gdnconsole.errors import ConsoleError
+from gdnconsole.host.jsonlines import data_dir
 from gdnconsole.sglang.launch import redact, redact_env
 from gdnconsole.timefmt import span
 
 JOURNAL_DIR_ENV = "GDNCONSOLE_JOURNAL_DIR"
 
-# "rejected": the checker refused the flags; "refused": the host did (the agent, memory others hold).
-Outcome = Literal["running", "verified", "ready", "crashed", "rejected", "refused", "stopped", "timeout"]
+# "starting": journaled, not yet started (or the console never heard); "rejected": the checker refused
+# the flags; "refused": the host did (the agent, memory others hold).
+Outcome = Literal[
+    "starting", "running", "verified", "ready", "crashed", "rejected", "refused", "stopped", "timeout"
+]
+OUTCOMES: frozenset[str] = frozenset(get_args(Outcome))
 FINAL_OUTCOMES = frozenset({"verified", "ready", "crashed", "rejected", "refused", "stopped", "timeout"})
+BLOCK = 64 * 1024  # bytes read at a time, from the end
+LINE_MAX = 1 << 20  # a longer line is no attempt of ours: skipped as damaged, never held whole
+Warn = Callable[[str], None]
+
+
+class JournalError(ConsoleError):
+    """The journal cannot be written: nothing may start that it would not know."""
+
+
+class BadRecord(ValueError):
+    """A journal line that is not an attempt; the message says what is wrong with it."""
 
 
 @dataclass(frozen=True)
@@ -41,7 +77,7 @@ class Fatal:
         if not isinstance(raw, Mapping):
             return None
         line = raw.get("line")
-        return cls(line if isinstance(line, int) else None, str(raw.get("summary") or ""))
+        return cls(line if _is_int(line) else None, str(raw.get("summary") or ""))
 
 
 @dataclass(frozen=True)
@@ -81,7 +117,7 @@ class Proof:
         ok, latency, reason = raw.get("ok"), raw.get("latency_ms"), raw.get("reason")
         return cls(
             ok if isinstance(ok, bool) else None,
-            float(latency) if isinstance(latency, int | float) and not isinstance(latency, bool) else None,
+            float(latency) if _is_number(latency) else None,
             reason if isinstance(reason, str) else None,
         )
 
@@ -103,77 +139,367 @@ class Attempt:
     stage: str = "starting"  # the furthest stage reached
     pid: int | None = None  # of the server's main process, once started
     verify: Proof | None = None  # the latest proof that the server answers, or does not
+    id: str = ""  # random, unique: what a later line of the same attempt is written under ("": legacy)
+
+    @property
+    def key(self) -> str:
+        """What identifies the attempt across its lines (a line written before ids: its number)."""
+        return self.id or f"#{self.number}"
 
     @classmethod
-    def from_json(cls, raw: Mapping[str, Any]) -> Attempt:
-        names = {f.name for f in dataclasses.fields(cls)}
-        values = {k: v for k, v in raw.items() if k in names}
-        values["fatal"] = Fatal.parse(raw.get("fatal"))
-        values["rule"] = RuleBreak.parse(raw.get("rule"))
-        values["verify"] = Proof.parse(raw.get("verify"))
-        return cls(**values)
+    def from_json(cls, raw: Any) -> Attempt:
+        """The attempt a journal line holds; BadRecord (a ValueError) saying what is wrong when none."""
+        return parse_attempt(raw)
 
     def to_json(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
+
+
+# -- reading a line: typed at the edge --------------------------------------------------------------
+
+
+def _is_int(value: Any) -> TypeGuard[int]:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value: Any) -> TypeGuard[int | float]:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _is_strings(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
+def _kind(value: Any) -> str:
+    names = {dict: "an object", list: "an array", str: "a string", bool: "a boolean", type(None): "null"}
+    return names.get(type(value), "a number")
+
+
+def _need(ok: bool, why: str) -> None:
+    if not ok:
+        raise BadRecord(why)
+
+
+def parse_attempt(raw: Any) -> Attempt:
+    """A journal line's object as an Attempt, every field checked; BadRecord names the first fault.
+    Fields a line may lack (older versions) take their defaults; a field of the wrong type is a fault."""
+    _need(isinstance(raw, dict), f"{_kind(raw)}, not an object")
+    number, when, pid = raw.get("number"), raw.get("time"), raw.get("pid")
+    _need(_is_int(number) and number >= 1, "number is not a whole number from 1")
+    _need(_is_number(when), "time is not a number")
+    for name in ("host", "profile", "stage", "id"):
+        _need(isinstance(raw.get(name, ""), str), f"{name} is not a string")
+    _need(_is_strings(raw.get("argv")), "argv is not a list of strings")
+    env = raw.get("env", {})
+    _need(
+        isinstance(env, dict) and all(isinstance(v, str) for v in env.values()),
+        "env is not an object of strings",
+    )
+    for name in ("diff", "warnings"):
+        _need(_is_strings(raw.get(name, [])), f"{name} is not a list of strings")
+    stages = raw.get("stages", {})
+    _need(
+        isinstance(stages, dict) and all(_is_number(v) for v in stages.values()),
+        "stages is not an object of numbers",
+    )
+    outcome = raw.get("outcome", "running")
+    _need(isinstance(outcome, str) and outcome in OUTCOMES, "outcome is not one the journal knows")
+    _need(pid is None or (_is_int(pid) and pid > 0), "pid is not a process id")
+    return Attempt(
+        number=number,
+        time=float(when),
+        host=raw.get("host", ""),
+        profile=raw.get("profile", ""),
+        argv=list(raw["argv"]),
+        env=dict(env),
+        diff=list(raw.get("diff", [])),
+        stages={str(k): float(v) for k, v in stages.items()},
+        outcome=outcome,
+        fatal=Fatal.parse(raw.get("fatal")),
+        rule=RuleBreak.parse(raw.get("rule")),
+        warnings=list(raw.get("warnings", [])),
+        stage=raw.get("stage", "starting"),
+        pid=pid,
+        verify=Proof.parse(raw.get("verify")),
+        id=raw.get("id", ""),
+    )
+
+
+def parse_line(line: bytes) -> Attempt:
+    """One line of the file (without its newline) as an Attempt; BadRecord saying why not."""
+    try:
+        text = line.decode("utf-8")
+    except UnicodeDecodeError:
+        raise BadRecord("not UTF-8") from None
+    try:
+        raw = json.loads(text)
+    except ValueError:
+        raise BadRecord("not JSON (a line cut by a crash?)") from None
+    return parse_attempt(raw)
+
+
+# -- the file, from its end -------------------------------------------------------------------------
+
+
+def lines_backward(fh: IO[bytes], end: int) -> Iterator[tuple[int, bytes | None]]:
+    """(offset, line) of each non-empty line of ``fh`` before byte ``end``, the last first, read in
+    blocks; ``None`` for a line longer than LINE_MAX (never held whole)."""
+    pos, rest, oversized = end, b"", False
+    while pos > 0:
+        step = min(BLOCK, pos)
+        pos -= step
+        fh.seek(pos)
+        block = fh.read(step) + rest
+        parts = block.split(b"\n")
+        rest = parts[0]  # continues before ``pos``: completed by the next block
+        offset = pos + len(rest) + 1
+        found: list[tuple[int, bytes | None]] = []
+        for part in parts[1:]:
+            if part.strip() or oversized:
+                found.append((offset, None if oversized else part))
+            oversized = False
+            offset += len(part) + 1
+        yield from reversed(found)
+        if len(rest) > LINE_MAX:
+            rest, oversized = b"", True
+    if rest.strip() or oversized:
+        yield 0, None if oversized else rest
+
+
+def line_number(fh: IO[bytes], offset: int) -> int:
+    """The 1-based line that starts at ``offset`` (newlines counted in blocks: said only for a warning)."""
+    fh.seek(0)
+    count, left = 1, offset
+    while left > 0:
+        block = fh.read(min(BLOCK, left))
+        if not block:
+            break
+        count += block.count(b"\n")
+        left -= len(block)
+    return count
+
+
+@dataclass
+class Damage:
+    """The bad lines one read met: (offset, why) each."""
+
+    found: list[tuple[int, str]] = field(default_factory=list)
+
+
+def _to_stderr(message: str) -> None:
+    print(f"gdnconsole: warning: {message}", file=sys.stderr)
 
 
 def default_dir() -> Path:
     return data_dir(JOURNAL_DIR_ENV, "journal")
 
 
-class Journal:
-    """The attempts on one host."""
+def new_id() -> str:
+    return secrets.token_hex(8)
 
-    def __init__(self, host: str, path: Path | None = None) -> None:
+
+class Journal:
+    """The attempts on one host. ``warn`` hears each read's damaged lines, once per line (stderr)."""
+
+    def __init__(self, host: str, path: Path | None = None, *, warn: Warn | None = None) -> None:
         self.host = host
         self.path = path or default_dir() / f"{host}.jsonl"
+        self.lock_path = self.path.with_name(self.path.name + ".lock")
+        self.warn = warn or _to_stderr
+        self.warnings: list[str] = []  # every warning said, in order (the journal screen shows them)
+        self._warned: set[int] = set()  # offsets of damaged lines already warned about
 
-    def attempts(self) -> list[Attempt]:
-        """Every attempt, oldest first, each in its latest state (unreadable lines are skipped)."""
-        latest: dict[int, Attempt] = {}
+    # -- reading --
+
+    @contextlib.contextmanager
+    def _records(self, end: int | None = None) -> Iterator[Iterator[tuple[int, Attempt]]]:
+        """(offset, attempt) of every good line, the last first; the damaged ones are warned about
+        when the caller is done (once each, in one line per read)."""
         try:
-            text = self.path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            return []
-        for line in text.splitlines():
+            fh = self.path.open("rb")
+        except (FileNotFoundError, NotADirectoryError):
+            yield iter(())
+            return
+        except OSError as exc:
+            self._say(f"the journal {self.path} cannot be read: {exc.strerror or exc}")
+            yield iter(())
+            return
+        damage = Damage()
+        with fh:
+            size = os.fstat(fh.fileno()).st_size
+
+            def good() -> Iterator[tuple[int, Attempt]]:
+                for offset, line in lines_backward(fh, size if end is None else min(end, size)):
+                    try:
+                        if line is None:
+                            raise BadRecord(f"a line over {LINE_MAX} bytes")
+                        yield offset, parse_line(line)
+                    except BadRecord as exc:
+                        damage.found.append((offset, str(exc)))
+
             try:
-                attempt = Attempt.from_json(json.loads(line))
-            except (ValueError, TypeError):
-                continue  # a line cut by a crash, or written by a newer version
-            latest[attempt.number] = attempt
-        return [latest[n] for n in sorted(latest)]
+                yield good()
+            finally:
+                self._report(fh, damage)
 
-    def last(self) -> Attempt | None:
-        attempts = self.attempts()
-        return attempts[-1] if attempts else None
-
-    def begin(self, profile: str, argv: Sequence[str], env: Mapping[str, str]) -> Attempt:
-        """A new attempt numbered after the last, with its diff against the last one (not yet recorded)."""
-        previous = self.last()
-        argv = redact(argv)  # API keys never reach the journal (nor anything that shows it)
-        env = redact_env(env)  # nor tokens in the environment (HF_TOKEN…)
-        diff = [] if previous is None else flag_diff(previous.argv, argv) + env_diff(previous.env, env)
-        return Attempt(
-            number=(previous.number + 1) if previous else 1,
-            time=time.time(),
-            host=self.host,
-            profile=profile,
-            argv=list(argv),
-            env=dict(env),
-            diff=diff,
+    def _report(self, fh: IO[bytes], damage: Damage) -> None:
+        fresh = sorted((o, why) for o, why in damage.found if o not in self._warned)
+        if not fresh:
+            return
+        self._warned.update(o for o, _ in fresh)
+        first, why = fresh[0]
+        count = len(fresh)
+        lines = "line" if count == 1 else "lines"
+        self._say(
+            f"skipped {count} damaged {lines} in {self.path} (first at line {line_number(fh, first)}: {why})"
         )
 
+    def _say(self, message: str) -> None:
+        self.warnings.append(message)
+        self.warn(message)
+
+    def attempts(self) -> list[Attempt]:
+        """Every attempt, oldest first, each in its latest state (damaged lines are skipped)."""
+        latest: dict[str, tuple[int, Attempt]] = {}
+        with self._records() as records:
+            for offset, attempt in records:
+                key = attempt.key
+                if key in latest:
+                    latest[key] = (offset, latest[key][1])  # ordered by its first line
+                else:
+                    latest[key] = (offset, attempt)
+        return [a for _, a in sorted(latest.values(), key=lambda item: (item[1].number, item[0]))]
+
+    def cursor(self) -> Cursor:
+        """Pages of attempts from the newest back, read on demand."""
+        return Cursor(self)
+
+    def last(self) -> Attempt | None:
+        """The attempt begun last, in its latest state: read back only to its first line."""
+        best: Attempt | None = None
+        seen: set[str] = set()
+        with self._records() as records:
+            for _offset, attempt in records:
+                if attempt.key not in seen:
+                    seen.add(attempt.key)
+                    if best is None or attempt.number > best.number:
+                        best = attempt
+                if attempt.outcome == "starting" and best is not None:
+                    break  # a first line: every attempt begun after it has been seen
+        return best
+
+    def of_pid(self, pid: int) -> Attempt | None:
+        """The latest attempt whose server was ``pid``, in its latest state (its lines since the pid
+        was known all carry it: the first found from the end is that state)."""
+        with self._records() as records:
+            for _offset, attempt in records:
+                if attempt.pid == pid:
+                    return attempt
+        return None
+
+    # -- writing --
+
+    @contextlib.contextmanager
+    def _locked(self) -> Iterator[None]:
+        """The journal's lock, exclusive: numbering and appends of every console on this machine."""
+        with safefile.open_append(self.lock_path) as lock:
+            fcntl.flock(lock.fileno(), fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(lock.fileno(), fcntl.LOCK_UN)
+
+    def begin(self, profile: str, argv: Sequence[str], env: Mapping[str, str]) -> Attempt:
+        """A new attempt numbered after the last, with its diff against the last one, journaled as
+        "starting" before anything runs. JournalError when the journal cannot be written."""
+        argv = redact(argv)  # API keys never reach the journal (nor anything that shows it)
+        env = redact_env(env)  # nor tokens in the environment (HF_TOKEN…)
+        try:
+            with self._locked():
+                previous = self.last()
+                diff = (
+                    [] if previous is None else flag_diff(previous.argv, argv) + env_diff(previous.env, env)
+                )
+                attempt = Attempt(
+                    number=(previous.number + 1) if previous else 1,
+                    time=time.time(),
+                    host=self.host,
+                    profile=profile,
+                    argv=list(argv),
+                    env=dict(env),
+                    diff=diff,
+                    outcome="starting",
+                    id=new_id(),
+                )
+                self._write(attempt)
+        except OSError as exc:
+            raise JournalError(self._unwritable(exc)) from None
+        return attempt
+
+    def _unwritable(self, exc: OSError) -> str:
+        reason = exc.strerror or str(exc)
+        if exc.errno in (errno.EEXIST, errno.ENOTDIR):
+            reason = "a path in the way is not a folder"
+        return f"the launch journal's folder {self.path.parent} cannot be written ({reason}): nothing started"
+
     def record(self, attempt: Attempt) -> None:
-        self._append(attempt)
+        """Append the attempt's state; a journal that fails now (the server may run) is warned about."""
+        try:
+            with self._locked():
+                self._write(attempt)
+        except OSError as exc:
+            self._say(f"attempt {attempt.number} ({attempt.outcome}) not journaled: {self._unwritable(exc)}")
 
     def update(self, attempt: Attempt) -> None:
-        self._append(attempt)
+        self.record(attempt)
 
-    def _append(self, attempt: Attempt) -> None:
-        append_json_line(self.path, attempt.to_json())
+    def _write(self, attempt: Attempt) -> None:
+        """One line, with one write (``O_APPEND``); a line torn by an earlier crash is ended first."""
+        line = (json.dumps(attempt.to_json(), ensure_ascii=False) + "\n").encode("utf-8")
+        with safefile.open_append(self.path, readable=True) as fh:
+            end = fh.seek(0, os.SEEK_END)
+            if end > 0:
+                fh.seek(end - 1)
+                if fh.read(1) != b"\n":
+                    line = b"\n" + line
+            fh.write(line)
+            fh.flush()
 
     def to_markdown(self) -> str:
         return to_markdown(self.host, self.attempts())
+
+
+class Cursor:
+    """The journal's attempts from the newest back, a page at a time (the journal screen's `j`): each
+    page reads on from where the last stopped; an attempt is given once, in its latest state."""
+
+    def __init__(self, journal: Journal) -> None:
+        self.journal = journal
+        self.end: int | None = None  # where the next page reads back from (None: the file's end)
+        self.done = False
+        self._seen: set[str] = set()
+
+    def page(self, count: int) -> list[Attempt]:
+        """Up to ``count`` more attempts, newest first by number; [] once the start is reached."""
+        found: list[Attempt] = []
+        if self.done:
+            return found
+        stop: int | None = None
+        with self.journal._records(self.end) as records:
+            for offset, attempt in records:
+                stop = offset
+                if attempt.key in self._seen:
+                    continue
+                self._seen.add(attempt.key)
+                found.append(attempt)
+                if len(found) >= count:
+                    break
+            else:
+                self.done = True
+        self.end = stop if stop is not None else 0
+        if self.end == 0:
+            self.done = True
+        return sorted(found, key=lambda a: a.number, reverse=True)
 
 
 # -- diffs -----------------------------------------------------------------------------------------

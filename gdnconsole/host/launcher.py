@@ -24,7 +24,15 @@ from typing import TYPE_CHECKING, Any
 from gdnconsole.config.hosts import Profile
 from gdnconsole.errors import ConsoleError
 from gdnconsole.host import gpumem
-from gdnconsole.host.journal import FINAL_OUTCOMES, Attempt, Fatal, Journal, RuleBreak, flag_diff
+from gdnconsole.host.journal import (
+    FINAL_OUTCOMES,
+    Attempt,
+    Fatal,
+    Journal,
+    JournalError,
+    RuleBreak,
+    flag_diff,
+)
 from gdnconsole.host.replies import AgentRefused
 from gdnconsole.host.session import HostSession
 from gdnconsole.sglang.launch import LaunchSpec, flag_value, launch_spec, redact
@@ -142,7 +150,10 @@ def _begin(
     session: HostSession, profile: Profile, check: bool, journal: Journal
 ) -> tuple[LaunchSpec, Attempt]:
     spec = launch_spec(profile, session.host.python)
-    attempt = journal.begin(profile.name, spec.argv, spec.env)
+    try:  # journaled ("starting") before anything runs: a journal that cannot be written refuses the launch
+        attempt = journal.begin(profile.name, spec.argv, spec.env)
+    except JournalError as exc:
+        raise LaunchRefused(str(exc)) from None
     rule = check_rules(session, spec) if check else None
     if rule is not None:
         attempt.outcome, attempt.rule = "rejected", rule
@@ -214,6 +225,7 @@ async def _start(session: HostSession, spec: LaunchSpec, attempt: Attempt, journ
     except AgentRefused as exc:
         raise LaunchRefused(str(exc)) from None
     attempt.pid = int(reply["server"]["pid"])
+    attempt.outcome = "running"
     journal.record(attempt)
     return attempt
 
@@ -272,11 +284,10 @@ def recall_verification(session: HostSession, journal: Journal | None = None) ->
     server = session.server
     if server is None or session.serving.verified is not None:
         return
-    for attempt in reversed(_journal(session, journal).attempts()):
-        if attempt.pid == server.pid and attempt.verify is not None:
-            session.prober.sync()
-            session.serving.recall(attempt.verify, once_verified=attempt.outcome == "verified")
-            return
+    attempt = _journal(session, journal).of_pid(server.pid)
+    if attempt is not None and attempt.verify is not None:
+        session.prober.sync()
+        session.serving.recall(attempt.verify, once_verified=attempt.outcome == "verified")
 
 
 def record_verification(session: HostSession, journal: Journal | None = None) -> None:
@@ -287,12 +298,11 @@ def record_verification(session: HostSession, journal: Journal | None = None) ->
     if pid is None:
         return
     journal = _journal(session, journal)
-    for attempt in reversed(journal.attempts()):
-        if attempt.pid == pid:
-            _observe_verification(session, attempt)
-            if attempt.verify is not None:
-                journal.update(attempt)
-            return
+    attempt = journal.of_pid(pid)
+    if attempt is not None:
+        _observe_verification(session, attempt)
+        if attempt.verify is not None:
+            journal.update(attempt)
 
 
 def _exit_summary(ended: ServerExit) -> str:
@@ -386,9 +396,17 @@ def _plan_rank(rank: Rank, now: float) -> PlanProcess:
     return _plan_entry(rank.pid, rank.title or " ".join(redact(rank.cmdline)), rank.start_time, now)
 
 
+def _cut_words(title: str, limit: int) -> str:
+    """``title`` within ``limit`` characters, cut between two words and marked "…", never mid-flag."""
+    if len(title) <= limit:
+        return title
+    cut = title.rfind(" ", 0, limit - 1)
+    return title[: cut if cut > 0 else limit - 1] + " …"
+
+
 def _plan_entry(pid: int, title: str, start: float | None, now: float) -> PlanProcess:
     return PlanProcess(
-        pid=pid, title=title[:200], uptime_s=round(now - start, 1) if start is not None else None
+        pid=pid, title=_cut_words(title, 200), uptime_s=round(now - start, 1) if start is not None else None
     )
 
 
@@ -433,12 +451,10 @@ async def _stop(session: HostSession, grace: float, journal: Journal, say: Say) 
 
 def _mark_stopped(journal: Journal, pid: int) -> None:
     """An attempt stopped before it was ready (or while the journal still says running) ends "stopped"."""
-    for attempt in reversed(journal.attempts()):
-        if attempt.pid == pid:
-            if attempt.outcome in ("running", "timeout"):
-                attempt.outcome = "stopped"
-                journal.update(attempt)
-            return
+    attempt = journal.of_pid(pid)
+    if attempt is not None and attempt.outcome in ("running", "timeout"):
+        attempt.outcome = "stopped"
+        journal.update(attempt)
 
 
 def adopt_question(host: str) -> str:
@@ -568,7 +584,8 @@ async def relaunch(
     journal = _journal(session, journal)
     spec, attempt = _begin(session, profile, check, journal)
     if attempt.outcome == "rejected":
-        say(f"rejected by the checker: {attempt.rule}")
+        rule = attempt.rule.id if attempt.rule is not None else "?"
+        say(f"rejected by the checker's rule {rule}, nothing started (--no-check launches anyway)")
         return attempt
     with _journaled_refusal(attempt, journal):
         old = session.launched_pid

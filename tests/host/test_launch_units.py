@@ -52,7 +52,7 @@ def test_the_journal_keeps_the_last_state_of_each_attempt_and_skips_torn_lines(t
     second = journal.begin("p", [*BASE, "--x", "`rm -rf /` | y"], {"E": "1"})
     journal.record(second)
     attempts = journal.attempts()
-    assert [(a.number, a.outcome) for a in attempts] == [(1, "ready"), (2, "running")]
+    assert [(a.number, a.outcome) for a in attempts] == [(1, "ready"), (2, "starting")]  # begun: journaled
     assert attempts[1].diff == ["+ --x `rm -rf /` | y", "+ env E=1"]
     markdown = journal.to_markdown()
     assert "\\|" in markdown and "`` " in markdown  # pipes escaped in the table, backticks fenced
