@@ -32,6 +32,9 @@ __all__ = ["MAIN", "FilterSpec", "Fold", "LineInfo", "LogDocument", "MirrorDocum
 T = TypeVar("T")
 
 DISPLAY_CAP = 32 << 10  # characters of a line kept for display and copy (the 11 KB server_args fits)
+POLL_BYTES = 256 << 20  # bytes a poll indexes at most: it ends soon however fast the file grows
+SKIP_BYTES = 64 << 20  # lines not yet read for their meaning beyond this are skipped by a poll ...
+SKIP_KEEP = 1 << 20  # ... all but about this much at their end (the latest throughput, the last stage)
 MAIN = "main"  # the rank label of lines without a rank prefix
 
 
@@ -46,6 +49,27 @@ class LineInfo:
     stage: Stage | None
     severity: Severity
     rank: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Skipped:
+    """Lines a poll did not read for their meaning, to keep up with a log that grows too fast: they are
+    in the index (scrolling shows them), but their stages and errors never reached the tracker."""
+
+    first: int  # 0-based line numbers, [first, stop)
+    stop: int
+    size: int  # bytes
+
+    @property
+    def lines(self) -> int:
+        return self.stop - self.first
+
+    def news(self) -> str:
+        """What to tell the user."""
+        return (
+            f"skipped {self.size / 2**20:,.1f} MB ({self.lines:,} lines) to keep up with the log: "
+            "they are not read for stages or errors (scroll up to see them)"
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,6 +169,7 @@ class LogDocument:
         self.own_restarts: set[int] = set()  # generations this console started itself (its launch's rotation)
         self.restart_reasons: dict[int, str] = {}  # generation -> how the file restarted ("truncated", ...)
         self.scanned = False
+        self.skipped: list[Skipped] = []  # what polls skipped, not yet told (``take_skipped``)
 
     @property
     def tracker(self) -> StageTracker:
@@ -177,7 +202,12 @@ class LogDocument:
     def scan(self) -> bool:
         """Feed the tracker every line that matters (the fast scan); False if the file restarted meanwhile."""
         generation = self.generation
-        result = logscan.scan(self.path, parallel=False)
+        try:
+            result = logscan.scan(self.path, parallel=False)
+        except logscan.LogReadError:  # unreadable since it was opened: its lines are fed as polls read them
+            with self.meaning.lock:
+                self.scanned = True
+            return False
         with self.meaning.lock:
             if generation != self.generation or self.meaning.fed:
                 return False
@@ -187,27 +217,52 @@ class LogDocument:
 
     # -- following -----------------------------------------------------------------------------------
 
-    def poll(self) -> Growth:
-        """Index appended lines and feed them to the tracker; restart everything on truncation."""
+    def poll(self, cancelled: Callable[[], bool] | None = None) -> Growth:
+        """Index appended lines (``POLL_BYTES`` at most) and feed them to the tracker; restart everything
+        on truncation. A backlog too large to read for its meaning is skipped (``take_skipped``); a
+        cancelled poll stops between reads, what it read kept."""
         with self.meaning.lock:
-            growth = self.index.update()
+            growth = self.index.update(cancelled=cancelled, limit=POLL_BYTES)
             if growth.reset:
                 self.meaning.reset()
                 self.generation += 1
                 self.restart_reasons[self.generation] = growth.reason or "replaced"
-                self.scanned = True  # a relaunch's new log is read line by line from its start
+                self.scanned = True  # a relaunch's new log is read from its start
             if self.scanned:
-                self._feed_through(self.index.complete)
+                self._skip_backlog()
+                self._feed_through(self.index.complete, cancelled)
             return growth
 
-    def _feed_through(self, stop: int) -> None:
+    def take_skipped(self) -> list[Skipped]:
+        """What polls skipped since the last call."""
+        with self.meaning.lock:
+            taken, self.skipped = self.skipped, []
+            return taken
+
+    def _skip_backlog(self) -> None:
+        """Lines not fed yet past ``SKIP_BYTES``: all but the last ``SKIP_KEEP`` bytes of them are marked
+        fed without the tracker seeing them (lock held)."""
+        meaning, index = self.meaning, self.index
+        _, fed_at = index.checkpoint(meaning.fed)
+        if index.end - fed_at <= SKIP_BYTES:
+            return
+        line, offset = index.checkpoint_at(index.end - SKIP_KEEP)
+        if line <= meaning.fed:
+            return
+        self.skipped.append(Skipped(meaning.fed, line, offset - fed_at))
+        meaning.fed_through(line)
+
+    def _feed_through(self, stop: int, cancelled: Callable[[], bool] | None = None) -> None:
+        """Give the tracker the lines from the last one fed up to ``stop`` through the fast scan (the
+        lines that matter, as the first scan did; thousands of batch lines a second arrive here)."""
         meaning = self.meaning
         for first, data in self.index.chunks(meaning.fed, stop):
-            for n, raw in enumerate(data.split(b"\n")[:-1], start=first):
-                if meaning.fed <= n < stop:
-                    meaning.feed(n, raw.decode("utf-8", "replace"))
-            if first >= stop:
-                break
+            if cancelled is not None and cancelled():
+                return
+            if first + data.count(b"\n") <= meaning.fed:
+                continue
+            start = _after_lines(data, meaning.fed - first)
+            meaning.feed_chunk(data[start:])
         meaning.fed_through(stop)
 
     # -- reading ---------------------------------------------------------------------------------------
@@ -394,6 +449,14 @@ def _candidates(
         pos = end + 1
         if pos >= len(data):
             return
+
+
+def _after_lines(data: bytes, count: int) -> int:
+    """Where the line after the first ``count`` lines of ``data`` starts."""
+    at = 0
+    for _ in range(max(0, count)):
+        at = data.index(b"\n", at) + 1
+    return at
 
 
 def _frame_rank(head: bytes) -> str | None:

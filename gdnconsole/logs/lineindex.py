@@ -20,7 +20,7 @@ import os
 from array import array
 from bisect import bisect_right
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from stat import S_ISREG
 from typing import BinaryIO
@@ -42,6 +42,7 @@ class Growth:
     before: int  # complete lines before the update (0 after a reset)
     after: int  # complete lines now
     reason: str | None = None  # of a reset: "truncated" or "replaced" (renamed away or deleted, then new)
+    behind: int = field(default=0, compare=False)  # bytes past what was indexed (a ``limit``, a cancel)
 
     @property
     def added(self) -> int:
@@ -100,8 +101,12 @@ class LineIndex:
         self,
         progress: Callable[[int, int], None] | None = None,
         cancelled: Callable[[], bool] | None = None,
+        *,
+        limit: int | None = None,
     ) -> Growth:
-        """Index what was appended since the last call; restart when the file was truncated or replaced."""
+        """Index what was appended since the last call (at most about ``limit`` bytes of it: a file that
+        grows faster than it is read costs a bounded time per call); restart when the file was truncated
+        or replaced."""
         before = self.complete
         reason = self._rotation()
         if reason is not None:
@@ -112,9 +117,11 @@ class LineIndex:
             # Missing (between a relaunch's rename and its create): nothing to read, the next poll looks; a
             # restart found on the way is still news (the lines counted before are gone).
             return Growth(reason is not None, before, before, reason)
-        self._index(fh, os.fstat(fh.fileno()).st_size, progress, cancelled)
+        size = os.fstat(fh.fileno()).st_size
+        stop = size if limit is None else min(size, self.end + limit)
+        self._index(fh, stop, progress, cancelled)
         self._seen = os.pread(fh.fileno(), min(SEEN, self.end), self.end - min(SEEN, self.end))
-        return Growth(reason is not None, before, self.complete, reason)
+        return Growth(reason is not None, before, self.complete, reason, max(0, size - self.end))
 
     def _rotation(self) -> str | None:
         """How the file held was rotated since the last update, if it was and it is time to move on."""
@@ -131,7 +138,8 @@ class LineIndex:
         if _identity(there) == _identity(held):
             return None
         indexed = self.complete
-        self._index(fh, held.st_size, None, None)  # the old file to its end, before the new one
+        # The old file to its end, before the new one (its size now: its writer may write on to it).
+        self._index(fh, os.fstat(fh.fileno()).st_size, None, None)
         if self.complete > indexed:
             return None  # its last lines are shown first: the next update moves on
         if there.st_size > 0 or not S_ISREG(there.st_mode):
@@ -198,6 +206,11 @@ class LineIndex:
     def checkpoint(self, line: int) -> tuple[int, int]:
         """The last checkpoint at or before ``line``: (its line number, its offset)."""
         i = bisect_right(self._lines, line) - 1
+        return self._lines[i], self._offsets[i]
+
+    def checkpoint_at(self, offset: int) -> tuple[int, int]:
+        """The last checkpoint at or before byte ``offset``: (its line number, its offset)."""
+        i = min(bisect_right(self._offsets, offset), len(self._lines)) - 1  # offsets are appended first
         return self._lines[i], self._offsets[i]
 
     def read(self, start: int, stop: int) -> list[bytes]:

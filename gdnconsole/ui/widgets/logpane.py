@@ -28,7 +28,7 @@ from textual.timer import Timer
 from textual.widgets import Static
 from textual.worker import Worker, get_current_worker
 
-from gdnconsole.logs.document import FilterSpec, Fold, LineInfo, LogDocument, restart_news
+from gdnconsole.logs.document import FilterSpec, Fold, LineInfo, LogDocument, Skipped, restart_news
 from gdnconsole.sglang.stages import Severity, Stage
 from gdnconsole.ui.theme import LogPalette
 from gdnconsole.ui.widgets.logview import LogView
@@ -115,6 +115,8 @@ class LogPane(Vertical):
         self.indexed = False
         self.busy = ""  # what a long worker is doing, for the status line
         self._timer: Timer | None = None
+        self._polling: Worker[None] | None = None  # the poll running, if one is
+        self.skips: list[Skipped] = []  # backlogs that polls skipped, as told
         self._generation = self.doc.generation  # of the lines the view shows
         self._version = -1  # of the meaning shown
         self._status_text: Text | None = None  # what the status line shows
@@ -268,15 +270,28 @@ class LogPane(Vertical):
         if self.pushed:
             self.catch_up()
             return None
-        return self._poll()
+        if self._polling is not None and not self._polling.is_finished:
+            return self._polling  # one at a time: a slow poll goes on, none piles up behind it
+        polling: Worker[None] = self._poll()
+        self._polling = polling
+        return polling
 
-    @work(thread=True, group="poll", exclusive=True)
+    @work(thread=True, group="poll")
     def _poll(self) -> None:
-        growth = self.doc.poll()
+        worker = get_current_worker()
+        growth = self.doc.poll(lambda: worker.is_cancelled)  # quitting stops it between two reads
+        if worker.is_cancelled:
+            return
+        for skipped in self.doc.take_skipped():
+            self.app.call_from_thread(self._skipped, skipped)
         unchanged = self.doc.generation == self._generation and self.doc.index.line_count == self.view.total
         if not growth.reset and not growth.added and unchanged:
             return  # (a restart that a cancelled poll found is still news)
         self._update(forget=True)  # the poll indexed lines before feeding them: a read may have come between
+
+    def _skipped(self, skipped: Skipped) -> None:
+        self.skips.append(skipped)
+        self.notify(skipped.news(), severity="warning", timeout=8)
 
     def catch_up(self) -> None:
         """Show what a pushed document holds now: its owner says when it grew or restarted. One read at a
