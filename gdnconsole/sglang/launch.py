@@ -92,6 +92,25 @@ def _mask(value: str) -> str:
     return f"<redacted:{hashlib.sha256(value.encode()).hexdigest()[:6]}>"
 
 
+# Flags that are a prefix of a secret flag but are flags of their own (argparse takes an exact name first).
+_NOT_SECRET = frozenset({"--ssl-keyfile"})
+_ENV_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+
+
+def is_secret_flag(name: str) -> bool:
+    """A secret flag, or a prefix of one: SGLang's argparse takes ``--api-k KEY`` for ``--api-key``
+    (allow_abbrev, FACTS §4), so an abbreviation carries the key just the same."""
+    return name in SECRET_FLAGS or (
+        len(name) >= 4 and name not in _NOT_SECRET and any(f.startswith(name) for f in SECRET_FLAGS)
+    )
+
+
+def _secret_word(name: str) -> bool:
+    """The part before ``=`` of a word whose value is a secret: a secret flag, or an environment
+    assignment such as ``HF_TOKEN=…`` in a command line started through ``env``."""
+    return is_secret_flag(name) or (_ENV_WORD.match(name) is not None and is_secret_env(name))
+
+
 def redact(argv: Sequence[str]) -> list[str]:
     """``argv`` with the values of secret flags (the API keys) masked, for anything shown or stored."""
     out: list[str] = []
@@ -100,11 +119,11 @@ def redact(argv: Sequence[str]) -> list[str]:
         name, eq, value = word.partition("=")
         if secret_next:
             out.append(word if _REDACTED.match(word) else _mask(word))
-        elif eq and name in SECRET_FLAGS and not _REDACTED.match(value):
+        elif eq and _secret_word(name) and not _REDACTED.match(value):
             out.append(f"{name}={_mask(value)}")
         else:
             out.append(word)
-        secret_next = word in SECRET_FLAGS
+        secret_next = is_secret_flag(word)
     return out
 
 

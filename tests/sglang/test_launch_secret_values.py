@@ -43,3 +43,20 @@ def test_unmask_finds_the_real_value_or_keeps_the_mask() -> None:
 def test_a_damaged_mask_is_still_a_mask() -> None:
     assert is_masked("<redacted:13c769>") and is_masked("<redacted:13c7") and is_masked("x<redacted")
     assert not is_masked("sk-live-1234") and not is_masked("redacted")
+
+
+def test_an_abbreviated_secret_flag_is_masked_as_argparse_takes_it() -> None:
+    # SGLang's argparse takes an unambiguous prefix: `--api-k KEY` sets the API key
+    argv = ["--api-k", "k1", "--admin-api=k2", "--ssl-keyfile-pass", "pw", "--ssl-keyfile", "key.pem"]
+    shown = redact(argv)
+    assert [w for w in shown if w in ("k1", "pw") or "k2" in w] == []
+    assert shown[-1] == "key.pem"  # the key file's path is a flag of its own, not a secret
+    assert redact(["--ap", "x", "--a", "y", "--api-keys", "z"])[::2] == ["--ap", "--a", "--api-keys"]
+    assert redact(["--a", "y", "--api-keys", "z"])[1::2] == ["y", "z"]
+
+
+def test_a_secret_environment_assignment_in_a_command_line_is_masked() -> None:
+    argv = ["env", "HF_TOKEN=t", "CUDA_VISIBLE_DEVICES=0", "python3", "-m", "sglang.launch_server"]
+    shown = redact(argv)
+    assert shown[1].startswith("HF_TOKEN=<redacted:") and shown[2:] == argv[2:]
+    assert secret_values(argv, {}) == ("t",)

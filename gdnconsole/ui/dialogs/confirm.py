@@ -4,8 +4,8 @@ only shows it (painted again in a new theme's colours) and returns the answer.""
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Callable, Sequence
-from functools import partial
 from typing import ClassVar, TypeAlias
 
 from rich.style import Style
@@ -16,21 +16,35 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
-from gdnconsole.host.launcher import StopPlan
+from gdnconsole.host.launcher import PlanProcess, StopPlan
+from gdnconsole.logs.textsafe import visible
+from gdnconsole.sglang.launch import redact
 from gdnconsole.timefmt import duration
 from gdnconsole.ui.keybar import KeyBar
+from gdnconsole.ui.models.textfit import argument_lines
 from gdnconsole.ui.tones import Tones
 
 DIM = Style(dim=True)
 BOLD = Style(bold=True)
 
-# A section's body: text, or text in the theme's colours (built again when the theme changes).
-Body: TypeAlias = Text | Callable[[Tones], Text]
+# A section's body: text, or text built for the theme's colours and the body's width in cells (built
+# again when the theme or the terminal's size changes).
+Body: TypeAlias = Text | Callable[[Tones, int], Text]
+DIALOG_WIDTH = 96  # cells, borders and padding included (4)
+PID_WIDTH = 14  # "  pid 12345678"
 
 
-def plan_text(plan: StopPlan, grace_s: float) -> Text:
-    """The processes a stop will end (process group, uptime, each pid with its title), and the look-alikes
-    it leaves alone."""
+def process_lines(process: PlanProcess, words: Sequence[str], width: int, style: Style) -> Text:
+    """One process: its pid, then its command line wrapped at argument boundaries under its start."""
+    out = Text(f"  pid {process.pid:<8}", style)
+    shown = [visible(word) for word in words]  # a process title is data, never markup nor an escape
+    out.append("\n".join(argument_lines(shown, width, PID_WIDTH)))
+    return out
+
+
+def plan_text(plan: StopPlan, grace_s: float, width: int = DIALOG_WIDTH - 4) -> Text:
+    """The processes a stop will end (process group, uptime, each pid with its whole command line, keys
+    masked), and the look-alikes it leaves alone."""
     out = Text()
     if plan.empty:
         out.append("gdnconsole launched or adopted no server that runs here: nothing will be stopped", DIM)
@@ -42,11 +56,17 @@ def plan_text(plan: StopPlan, grace_s: float) -> Text:
         head += " · adopted"
     out.append(head + "\n", BOLD)
     for process in plan.processes:
-        out.append(f"  pid {process.pid:<8}", BOLD)
-        out.append(f"{process.title}\n")  # a process title is data, never markup
+        # The server's own line from its whole argv: the title the plan holds is cut.
+        server = process.pid == plan.pid and bool(plan.argv)
+        words = [shlex.quote(w) for w in redact(plan.argv)] if server else redact(process.title.split())
+        out.append_text(process_lines(process, words, width, BOLD))
+        out.append("\n")
     out.append(f"SIGTERM first; SIGKILL to the process group after {grace_s:g} s.", DIM)
+    if plan.untouched:
+        out.append("\n  left alone:", DIM)
     for process in plan.untouched:
-        out.append(f"\n  left alone: pid {process.pid} {process.title}", DIM)
+        out.append("\n")
+        out.append_text(process_lines(process, redact(process.title.split()), width, DIM))
     return out
 
 
@@ -60,7 +80,7 @@ def diff_text(diff: Sequence[str], tones: Tones) -> Text:
     marks = {"+": tones.success, "-": tones.error, "~": tones.warning}
     for n, line in enumerate(diff):
         style = marks.get(line[:1], Style())
-        out.append(("\n" if n else "") + line, style)
+        out.append(("\n" if n else "") + visible(line), style)
     return out
 
 
@@ -109,7 +129,7 @@ class ConfirmScreen(ModalScreen[bool]):
                 for n, (heading, body) in enumerate(self.sections):
                     if heading:
                         yield Static(Text(heading), classes="confirm-heading")
-                    yield Static(body if isinstance(body, Text) else body(tones), id=f"confirm-body-{n}")
+                    yield Static(self._built(body, tones), id=f"confirm-body-{n}")
             with Horizontal():
                 yield Button(f"{self.yes} (y)", id="confirm-yes", variant="warning")
                 yield Button(f"{self.no} (n)", id="confirm-no", variant="primary")
@@ -120,10 +140,21 @@ class ConfirmScreen(ModalScreen[bool]):
         self.app.theme_changed_signal.subscribe(self, self._theme_changed)
 
     def _theme_changed(self, _theme: object) -> None:
+        self._rebuild()
+
+    def on_resize(self) -> None:
+        self._rebuild()
+
+    def _rebuild(self) -> None:
         tones = Tones.of(self.app)
         for n, (_heading, body) in enumerate(self.sections):
             if not isinstance(body, Text):
-                self.query_one(f"#confirm-body-{n}", Static).update(body(tones))
+                self.query_one(f"#confirm-body-{n}", Static).update(self._built(body, tones))
+
+    def _built(self, body: Body, tones: Tones) -> Text:
+        """The body for the dialog's width now: the terminal's, up to the dialog's own (the CSS above)."""
+        width = min(DIALOG_WIDTH, self.app.size.width) - 4
+        return body if isinstance(body, Text) else body(tones, width)
 
     def action_answer(self, yes: bool) -> None:
         self.dismiss(yes)
@@ -136,7 +167,7 @@ class ConfirmScreen(ModalScreen[bool]):
 def stop_dialog(host: str, plan: StopPlan, grace_s: float) -> ConfirmScreen:
     return ConfirmScreen(
         f"Stop the SGLang server on {host}?",
-        [("what will be stopped", plan_text(plan, grace_s))],
+        [("what will be stopped", lambda _tones, width: plan_text(plan, grace_s, width))],
         yes="Stop it",
         no="Keep it running",
         dialog_id="confirm-stop",
@@ -148,7 +179,10 @@ def relaunch_dialog(
 ) -> ConfirmScreen:
     return ConfirmScreen(
         f"Relaunch SGLang on {host} with profile {profile}?",
-        [("what will be stopped", plan_text(plan, grace_s)), ("flags that change", partial(diff_text, diff))],
+        [
+            ("what will be stopped", lambda _tones, width: plan_text(plan, grace_s, width)),
+            ("flags that change", lambda tones, _width: diff_text(diff, tones)),
+        ],
         yes="Relaunch",
         no="Cancel",
         dialog_id="confirm-relaunch",

@@ -3,6 +3,9 @@ not at the edge (a GPU warning, a journal value under its label)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+from rich.cells import cell_len
 from rich.text import Text
 
 
@@ -27,3 +30,27 @@ def _cut(line: Text, width: int, indent: int) -> list[Text]:
         line = Text(" " * indent) + rest[len(rest.plain) - len(rest.plain.lstrip(" ")) :]
     out.append(line)
     return out
+
+
+def argument_lines(words: Sequence[str], width: int, indent: int) -> list[str]:
+    """A command line's words packed into lines of at most ``width`` cells, broken only between two
+    words (never inside a flag or its value), the lines after the first indented by ``indent``. A word
+    longer than a whole line gets lines of its own, folded; nothing is dropped."""
+    room = max(width - indent, 10)
+    lines: list[str] = []
+    line = ""
+    for word in words:
+        if line and cell_len(line) + 1 + cell_len(word) > room:
+            lines.append(line)
+            line = ""
+        if cell_len(word) > room:
+            if line:
+                lines.append(line)
+            pieces = [word[i : i + room] for i in range(0, len(word), room)]
+            lines += pieces[:-1]
+            line = pieces[-1]
+            continue
+        line = f"{line} {word}" if line else word
+    if line:
+        lines.append(line)
+    return [(" " * indent if n else "") + text for n, text in enumerate(lines)]

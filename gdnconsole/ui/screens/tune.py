@@ -346,7 +346,7 @@ class TuneScreen(Screen[Profile | None]):
         dialog = ConfirmScreen(
             f"Save {best.combo.label} ({best.speedup:.2f}× at batch {best.batch}) "
             f"into profile {self.profile.name}?",
-            [("what changes", lambda tones: diff_text(diff, tones))],
+            [("what changes", lambda tones, _width: diff_text(diff, tones))],
             yes="Save",
             no="Keep the profile",
             dialog_id="confirm-tune-apply",
