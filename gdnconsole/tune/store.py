@@ -3,20 +3,27 @@ line, only ever appended). A ``result`` line per combination as soon as it is kn
 interrupted sweep keeps what it measured and ``--resume`` reuses it; a ``sweep`` line when a sweep ends
 (or stops): the journal's one entry for it (``SweepEntry``, a line of the journal screen), naming its
 grid, its attempts, its best and how many combinations were measured, rejected or crashed, and holding the
-whole `tune --json` object so that the tune screen can show the last sweep again."""
+whole `tune --json` object so that the tune screen can show the last sweep again.
+
+Every line read back may be damaged (cut by a crash, edited, written by another version): each is
+checked field by field against what its readers (``ComboResult.from_json``, ``SweepEntry.of``,
+``sweep.from_record``) take from it, and a bad one skipped, with one warning per read naming the file,
+how many lines were skipped and the first one's line and fault."""
 
 from __future__ import annotations
 
 import json
+import math
+import sys
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from gdnconsole.host.journal import default_dir
 from gdnconsole.host.jsonlines import append_json_line
-from gdnconsole.tune.grid import Combo
+from gdnconsole.tune.grid import KEYS, Combo
 from gdnconsole.tune.results import ComboResult, Identity
 
 STATUSES = ("measured", "rejected", "crashed", "timeout")
@@ -85,25 +92,45 @@ def _best_text(raw: Any) -> str | None:
     return f"{combo.label} at batch {batch}, {speedup:.2f}×"
 
 
+Warn = Callable[[str], None]
+
+
 class TuneStore:
-    def __init__(self, host: str, folder: Path | None = None) -> None:
+    def __init__(self, host: str, folder: Path | None = None, *, warn: Warn | None = None) -> None:
         self.folder = folder or default_dir()
         self.path = self.folder / f"{host}.tune.jsonl"
+        self.warn = warn or _to_stderr
+        self.warnings: list[str] = []  # every warning said (the screens show them)
+        self._warned: set[int] = set()  # line numbers already warned about
 
     def _lines(self) -> list[dict[str, Any]]:
+        """Every good record, in the file's order; the damaged ones skipped and warned about once."""
         try:
-            text = self.path.read_text(encoding="utf-8")
-        except FileNotFoundError:
+            data = self.path.read_bytes()
+        except (FileNotFoundError, NotADirectoryError):
             return []
-        out = []
-        for line in text.splitlines():
-            try:
-                record = json.loads(line)
-            except ValueError:
-                continue  # a line torn by a crash
-            if isinstance(record, dict):
+        except OSError as exc:
+            self._say(f"the tune store {self.path} cannot be read: {exc.strerror or exc}")
+            return []
+        out, damaged = [], []
+        for number, line in enumerate(data.split(b"\n"), start=1):
+            if not line.strip():
+                continue
+            record, why = parse_record(line)
+            if record is not None:
                 out.append(record)
+            elif number not in self._warned:
+                damaged.append((number, why))
+        if damaged:
+            self._warned.update(n for n, _ in damaged)
+            count, (first, why) = len(damaged), damaged[0]
+            lines = "line" if count == 1 else "lines"
+            self._say(f"skipped {count} damaged {lines} in {self.path} (first at line {first}: {why})")
         return out
+
+    def _say(self, message: str) -> None:
+        self.warnings.append(message)
+        self.warn(message)
 
     def add_result(self, identity: Identity, result: ComboResult) -> None:
         append_json_line(
@@ -122,7 +149,7 @@ class TuneStore:
         for record in self._lines():
             if record.get("kind") != "result" or record.get("key") != key:
                 continue
-            result = ComboResult.from_json(record.get("result") or {})
+            result = ComboResult.from_json(record["result"])
             if result is not None and result.status == "measured" and set(batches) <= set(result.by_batch):
                 result.resumed = True
                 found[result.combo] = result
@@ -134,3 +161,114 @@ class TuneStore:
     def entries(self) -> list[SweepEntry]:
         """Every sweep, oldest first, as the journal lists them."""
         return [e for e in map(SweepEntry.of, self.sweeps()) if e is not None]
+
+
+def _to_stderr(message: str) -> None:
+    print(f"gdnconsole: warning: {message}", file=sys.stderr)
+
+
+# -- reading a line: typed at the edge ---------------------------------------------------------------
+
+
+class _Bad(ValueError):
+    pass
+
+
+def _need(ok: bool, why: str) -> None:
+    if not ok:
+        raise _Bad(why)
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _optional(raw: Mapping[str, Any], name: str, ok: Callable[[Any], bool], what: str) -> None:
+    value = raw.get(name)
+    _need(value is None or ok(value), f"{name} is not {what}")
+
+
+def _strings(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
+def _ints(value: Any) -> bool:
+    return isinstance(value, list) and all(_is_int(v) for v in value)
+
+
+def _combo(value: Any) -> bool:
+    return isinstance(value, dict) and all(_is_int(value.get(k)) for k in KEYS)
+
+
+def _check_figures(raw: Any, where: str) -> None:
+    _need(isinstance(raw, dict), f"{where} is not an object")
+    for name in ("n", "failed"):
+        _optional(raw, name, _is_int, "a whole number")
+
+
+def check_result(raw: Any, where: str = "result") -> None:
+    """A combination's result as ``ComboResult.from_json`` reads it; _Bad names the first fault."""
+    _need(isinstance(raw, dict), f"{where} is not an object")
+    _need(raw.get("status") in STATUSES, f"{where}'s status is not one a sweep gives")
+    for name in ("combo", "same_as"):
+        _optional(raw, name, _combo, "a combination of whole numbers")
+    _optional(raw, "rule", lambda v: isinstance(v, dict), "an object")
+    for name in ("notices", "warnings"):
+        _optional(raw, name, _strings, "a list of strings")
+    _optional(raw, "gpu_mib", lambda v: isinstance(v, dict) and all(map(_is_int, v.values())), "MiB per rank")
+    by_batch = raw.get("by_batch")
+    _optional(raw, "by_batch", lambda v: isinstance(v, dict), "an object")
+    for batch, figures in (by_batch or {}).items():
+        _need(batch.isascii() and batch.isdigit(), f"{where} has a batch size that is not a whole number")
+        _check_figures(figures, f"{where}'s figures at batch {batch}")
+
+
+def _check_sweep(record: Mapping[str, Any]) -> None:
+    """A sweep's line as ``SweepEntry.of`` and ``sweep.from_record`` read it."""
+    _need(_is_number(record.get("started", record.get("time"))), "started is not a time")
+    _optional(record, "ended", _is_number, "a time")
+    _optional(record, "batches", _ints, "a list of whole numbers")
+    _optional(record, "attempts", _ints, "a list of whole numbers")
+    _optional(record, "results", lambda v: isinstance(v, list), "a list")
+    for name in ("profile", "grid"):
+        _optional(record, name, lambda v: isinstance(v, str), "a string")
+    _optional(record, "key", lambda v: isinstance(v, dict), "an object")
+    _optional(record, "best", lambda v: isinstance(v, dict) and _combo(v.get("combo")), "a best combination")
+    _optional(record.get("key") or {}, "max_tokens", _is_int, "a whole number")
+    raw = record.get("sweep")
+    if raw is None:
+        return
+    _need(isinstance(raw, dict), "sweep is not an object")
+    _optional(raw, "gpus", lambda v: isinstance(v, list), "a list")
+    _optional(raw, "batches", lambda v: isinstance(v, list), "a list")
+    _optional(raw, "results", lambda v: isinstance(v, list), "a list")
+    if raw.get("baseline") is not None:
+        check_result(raw["baseline"], "the baseline")
+    for result in raw.get("results") or []:
+        check_result(result, "a result")
+
+
+def parse_record(line: bytes) -> tuple[dict[str, Any] | None, str]:
+    """One line of the store as its record, or (None, what is wrong with it)."""
+    try:
+        record = json.loads(line.decode("utf-8"))
+    except UnicodeDecodeError:
+        return None, "not UTF-8"
+    except ValueError:
+        return None, "not JSON (a line cut by a crash?)"
+    try:
+        _need(isinstance(record, dict), "not an object")
+        kind = record.get("kind")
+        if kind == "result":
+            _need(isinstance(record.get("key"), dict), "key is not an object")
+            check_result(record.get("result"))
+        else:
+            _need(kind == "sweep", "kind is neither result nor sweep")
+            _check_sweep(record)
+    except _Bad as exc:
+        return None, str(exc)
+    return record, ""
