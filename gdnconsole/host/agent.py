@@ -52,6 +52,10 @@ Console -> agent:
   seeing its pids): it must be an SGLang server; it is written to the pid file (``adopted``: true; its
   ``pgid`` is null unless it leads its own process group, so that stop never signals a shell's group) and
   watched. Reply ``{"type": "adopted", "id", "server": RECORD}``.
+- ``{"op": "port", "id", "host": "127.0.0.1", "port": 30000}``: whether a server could listen there
+  now (a bind with SO_REUSEADDR, as uvicorn's, closed at once). Reply ``{"type": "port", "id", "host",
+  "port", "free": bool, "reason": str | null, "holders": [{"pid", "name": str | null}]}``: ``reason``
+  the bind's error, ``holders`` the processes listening on that port that /proc lets the agent see.
 
   Anything else (a line that is not a JSON object, an unknown op, a bad argument) gets
   ``{"type": "error", "op": OP | null, "message": "..."}``; the agent carries on.
@@ -1396,6 +1400,53 @@ class StopJob:
 # --- the agent ----------------------------------------------------------------------------------------
 
 
+def bind_error(host: str, port: int) -> tuple[int, str] | None:
+    """Why a server could not listen on host:port now (errno, words), or None when it could."""
+    try:
+        family = socket.getaddrinfo(host or None, port, type=socket.SOCK_STREAM)[0][0]
+        with socket.socket(family, socket.SOCK_STREAM) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            probe.bind((host, port))
+    except socket.gaierror as exc:
+        return (0, f"{host} does not resolve on the host ({exc.strerror})")
+    except OSError as exc:
+        return (exc.errno or 0, exc.strerror or str(exc))
+    return None
+
+
+def listening_inodes(port: int) -> set[str]:
+    """The socket inodes listening on ``port`` (any address), from /proc/net/tcp and tcp6."""
+    inodes: set[str] = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        text = read_bytes(table, 16 << 20)
+        for line in (text or b"").decode("ascii", "replace").splitlines()[1:]:
+            fields = line.split()
+            if len(fields) > 9 and fields[3] == "0A" and fields[1].rsplit(":", 1)[-1] == f"{port:04X}":
+                inodes.add(fields[9])
+    return inodes
+
+
+def port_holders(port: int) -> list[dict[str, Any]]:
+    """The processes whose open sockets listen on ``port``, as far as /proc shows (others' fds are not
+    ours to read unless the agent runs as root)."""
+    wanted = {f"socket:[{inode}]" for inode in listening_inodes(port)}
+    holders: list[dict[str, Any]] = []
+    for pid in list_pids() if wanted else []:
+        try:
+            fds = os.listdir(f"/proc/{pid}/fd")
+        except OSError:
+            continue
+        for fd in fds:
+            try:
+                link = os.readlink(f"/proc/{pid}/fd/{fd}")
+            except OSError:
+                continue
+            if link in wanted:
+                holders.append({"pid": pid, "name": read_comm(pid)})
+                break
+    return holders
+
+
 class Agent:
     """Answers requests and runs periodic work; ``serve`` calls it from one thread."""
 
@@ -1578,6 +1629,16 @@ class Agent:
         self.send({"type": "adopted", "id": request.get("id"), "server": record})
 
     # launching and stopping, the details
+
+    def op_port(self, request: dict[str, Any]) -> None:
+        host, port = request.get("host") or "127.0.0.1", request.get("port")
+        if not isinstance(host, str) or not is_int(port) or not 0 < port < 65536:
+            raise BadRequest("port needs a host (a string) and a port number (1-65535)")
+        error = bind_error(host, port)
+        holders = port_holders(port) if error is not None else []
+        reason = error[1] if error is not None else None
+        reply = {"type": "port", "id": request.get("id"), "host": host, "port": port}
+        self.send({**reply, "free": error is None, "reason": reason, "holders": holders})
 
     def record_of(self, pid: int, argv: list[str], log: str, owner: str, adopted: bool) -> dict[str, Any]:
         """The pid file's record. An adopted server's group counts only if it leads it: a server started

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from gdnconsole.config.hosts import Profile
 from gdnconsole.errors import ConsoleError
-from gdnconsole.host import gpumem
+from gdnconsole.host import gpumem, portcheck
 from gdnconsole.host.journal import (
     FINAL_OUTCOMES,
     Attempt,
@@ -180,6 +180,7 @@ async def launch(
     if attempt.outcome == "rejected":
         return attempt
     with _journaled_refusal(attempt, journal):
+        await _refuse_taken_port(session, spec, ours=set())
         leftovers = _crashed_leftovers(session)
         _refuse_for_memory(session, spec, profile, ours=leftovers)
         if leftovers:
@@ -525,6 +526,14 @@ def _launched_group_on_gpus(session: HostSession) -> set[int]:
     return gpumem.group_pids(session.gpus, pgid) if pgid is not None else set()
 
 
+async def _refuse_taken_port(session: HostSession, spec: LaunchSpec, ours: set[int]) -> None:
+    """A port someone else listens on fails the startup only after minutes (uvicorn binds last):
+    refused now, naming who holds it; the server a relaunch replaces may hold it."""
+    problem = await portcheck.taken(session, spec, ours)
+    if problem is not None:
+        raise LaunchRefused(problem)
+
+
 def _refuse_foreign_server(session: HostSession, profile: Profile, ours: int | None) -> None:
     for server in session.servers:
         if server.pid != ours and server.port == profile.port:
@@ -590,6 +599,7 @@ async def relaunch(
     with _journaled_refusal(attempt, journal):
         old = session.launched_pid
         _refuse_foreign_server(session, profile, old)
+        await _refuse_taken_port(session, spec, ours=_server_pids(session, old))
         leftovers = _crashed_leftovers(session)
         _refuse_for_memory(session, spec, profile, ours=_server_pids(session, old) | leftovers)
         if old is not None:
