@@ -16,7 +16,8 @@ from rich.text import Text
 from gdnconsole.cli.common import EXIT_FAILED, EXIT_USAGE, fail, output_console
 from gdnconsole.cli.lazy import LazyGroup
 from gdnconsole.logs import scan as logscan
-from gdnconsole.sglang.summary import summary, track
+from gdnconsole.logs.textsafe import visible
+from gdnconsole.sglang.summary import BACKEND_NAMES, summary, track
 from gdnconsole.timefmt import span
 
 
@@ -29,6 +30,20 @@ def summarize_file(path: Path) -> dict[str, Any]:
 
 def _gb(value: float | None) -> str:
     return "–" if value is None else f"{value:.2f} GB"
+
+
+# The memory split's columns (sglang.memory), as the dashboard's GPU panel names them.
+MEMORY_COLUMNS = {"weights": "weights", "kv": "KV", "mamba": "mamba", "graphs": "graphs", "free": "free"}
+
+
+def _who(fatal: dict[str, Any]) -> str:
+    """The rank that failed; else the process, as far as the lines say (a line without a rank prefix is
+    a tp = 1 scheduler's as often as the main process's)."""
+    if fatal["rank"]:
+        return str(fatal["rank"])
+    if fatal["ranks"]:
+        return f"all {len(fatal['ranks'])} ranks"
+    return fatal["process"] or "no rank named"
 
 
 def render(data: dict[str, Any]) -> Group:
@@ -58,25 +73,35 @@ def render(data: dict[str, Any]) -> Group:
     parts.append(state)
     if data["ranks"]:
         table = Table(box=None, pad_edge=False, header_style="bold")
-        for column in ("rank", "stage", "weights", "avail", "KV tokens"):
+        for column in ("rank", "stage", *MEMORY_COLUMNS.values(), "KV tokens"):
             table.add_column(column, justify="left" if column in ("rank", "stage") else "right")
         for label, rank in data["ranks"].items():
             kv = f"{rank['kv_tokens']:,}" if rank["kv_tokens"] is not None else "–"
-            table.add_row(label, rank["stage"], _gb(rank["weights_gb"]), _gb(rank["avail_gb"]), kv)
+            split = data["memory"].get(label, {})
+            memory = [_gb(split.get(part)) for part in MEMORY_COLUMNS]
+            table.add_row(visible(label), rank["stage"], *memory, kv)
         parts.append(table)
+    if data["kernels"]:
+        chosen = "   ".join(f"{BACKEND_NAMES[k]} {v}" for k, v in data["kernels"].items())
+        parts.append(Text(visible("kernels: " + chosen)))
     if data["durations"]:
         spans = "  ".join(f"{stage} {span(seconds)}" for stage, seconds in data["durations"].items())
         parts.append(Text("durations: " + spans))
     if fatal:
         line = Text("fatal ", style="bold red")
         line.append(f"line {fatal['line']}", style="red")
-        line.append(f" [{fatal['rank'] or 'main'}, {fatal['stage']}] ")
-        line.append(fatal["summary"])  # a Text: log content is never read as markup
+        line.append(visible(f" [{_who(fatal)}, {fatal['stage']}] "))
+        line.append(visible(fatal["summary"]))  # a Text: log content is never read as markup
         parts.append(line)
+        if fatal["hint"]:
+            parts.append(Text(visible(fatal["hint"]), style="yellow"))
     for warning in data["warnings"]:
         line = Text("warning ", style="yellow")
         line.append(f"line {warning['line']} ")
-        line.append(warning["summary"])
+        if warning["count"] > 1:
+            on = f" on {', '.join(warning['ranks'])}" if warning["ranks"] else ""
+            line.append(visible(f"(×{warning['count']}{on}) "))
+        line.append(visible(warning["summary"]))
         parts.append(line)
     return Group(*parts)
 

@@ -16,10 +16,11 @@ from rich.text import Text
 
 from gdnconsole.cli.common import EXIT_UNREACHABLE, host_named, output_console
 from gdnconsole.config.hosts import Host
-from gdnconsole.host import launcher
+from gdnconsole.host import gpumem, launcher
 from gdnconsole.host.link import LinkState
 from gdnconsole.host.session import HostSession
 from gdnconsole.logs.textsafe import visible
+from gdnconsole.sglang.summary import BACKEND_NAMES, kernels
 from gdnconsole.timefmt import span
 
 SETTLE_TIMEOUT_S = 30.0
@@ -65,8 +66,35 @@ def _confirm_on_terminal(message: str) -> bool:
     return click.confirm("Trust this host key and write it to known_hosts?", default=False, err=True)
 
 
-def render(session: HostSession) -> Group:
+def status_json(session: HostSession) -> dict[str, Any]:
+    """The `status --json` object: the session's, and what the log says the server chose and holds (the
+    kernels and backends, each GPU's memory split as the dashboard's GPU panel draws it, in MiB)."""
     data = session.status()
+    split = gpumem.memory_split(session.gpus, session.server, session.placements(), session.startup)
+    for gpu in data["gpus"]:
+        gpu["memory"] = split.get(gpu["index"])
+    server = data["server"]
+    if server is not None:
+        startup = session.startup
+        server["kernels"] = kernels(startup)
+        fatal = startup.fatal if startup is not None else None
+        if server["fatal"] is not None and fatal is not None:
+            server["fatal"]["hint"] = fatal.hint
+    return data
+
+
+def _split_text(split: dict[str, int] | None) -> str:
+    """``weights 25.6 · KV 8.3 · … GiB``: the parts in the panel's order, free last."""
+    if not split:
+        return "–"
+    names = {"weights": "weights", "kv": "KV", "mamba": "mamba", "graphs": "graphs", "other": "other"}
+    names |= {"others": "others", "free": "free"}
+    said = [f"{label} {split[part] / 1024:.1f}" for part, label in names.items() if part in split]
+    return " · ".join(said) + " GiB"
+
+
+def render(session: HostSession) -> Group:
+    data = status_json(session)
     parts: list[Any] = []
     head = Text()
     # Every string below came from the hosts file, the host or its log: shown, never obeyed (ESC…).
@@ -83,7 +111,7 @@ def render(session: HostSession) -> Group:
         parts.append(Text(visible(session.link_message), style="red"))
     if data["gpus"]:
         table = Table(box=None, pad_edge=False, header_style="bold")
-        for column in ("gpu", "name", "rank", "used / total", "util", "processes"):
+        for column in ("gpu", "name", "rank", "used / total", "memory", "util", "processes"):
             table.add_column(column)
         for gpu in data["gpus"]:
             procs = ", ".join(f"{p['pid']} ({p['used_mib']} MiB)" for p in gpu["processes"]) or "–"
@@ -93,6 +121,7 @@ def render(session: HostSession) -> Group:
                 visible(str(gpu["name"])),
                 gpu["rank"] or "–",
                 f"{gpu['used_mib']} / {gpu['total_mib']} MiB",
+                _split_text(gpu["memory"]),
                 util,
                 procs,
             )
@@ -119,6 +148,11 @@ def render(session: HostSession) -> Group:
             line.append(f"  fatal at line {server['fatal']['line']}: ", style="red")
             line.append(visible(server["fatal"]["summary"]))
         parts.append(line)
+        if server["fatal"] and server["fatal"].get("hint"):
+            parts.append(Text(visible(server["fatal"]["hint"]), style="yellow"))
+        if server["kernels"]:
+            chosen = "   ".join(f"{BACKEND_NAMES[k]} {v}" for k, v in server["kernels"].items())
+            parts.append(Text(visible("kernels: " + chosen)))
     elif session.hello:
         parts.append(Text("no SGLang server running"))
     return Group(*parts)
@@ -140,7 +174,7 @@ def status_cmd(host_name: str, as_json: bool, timeout: float) -> None:
     confirm = _confirm_on_terminal if sys.stdin.isatty() and not as_json else None
     session = asyncio.run(look(host, timeout=timeout, confirm=confirm))
     if as_json:
-        click.echo(json.dumps(session.status()))
+        click.echo(json.dumps(status_json(session)))
     else:
         output_console().print(render(session))
     sys.exit(0 if session.link is LinkState.CONNECTED else EXIT_UNREACHABLE)

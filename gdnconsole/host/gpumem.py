@@ -7,11 +7,12 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from gdnconsole.host.ranks import visible_devices
+from gdnconsole.host.ranks import RankPlacement, split_memory, visible_devices
 from gdnconsole.sglang.launch import flag_value
 
 if TYPE_CHECKING:
-    from gdnconsole.host.state import Gpu
+    from gdnconsole.host.state import Gpu, Server
+    from gdnconsole.sglang.tracker import Startup
 
 # What an idle GPU may show as used with no process listed (driver context, persistence mode); memory
 # above this with no live process to account for it is an old server's, still being torn down.
@@ -114,3 +115,46 @@ def shortfalls(
                 f"(mem_fraction {fraction:g}), {total - sum(h.used_mib for h in holders)} MiB left"
             )
     return problems
+
+
+# -- what each GPU's memory holds (the GPU panel, `status`) ----------------------------------------------
+
+
+def server_parts(rank: str | None, server_used: int, total: int, startup: Startup | None) -> dict[str, int]:
+    """The server's memory on one GPU, MiB: split by the rank's log numbers, else all of it is `other`."""
+    state = startup.ranks.get(rank) if startup is not None and rank is not None else None
+    if state is None:
+        return {"other": server_used} if server_used else {}
+    split = split_memory(server_used, total, state.numbers, state.weights_gb, state.draft_weights_gb)
+    return split.parts
+
+
+def server_pids(server: Server | None) -> set[int]:
+    if server is None:
+        return set()
+    return {server.pid, *(child.pid for child in server.children)}
+
+
+def memory_split(
+    gpus: Sequence[Gpu], server: Server | None, placements: Sequence[RankPlacement], startup: Startup | None
+) -> dict[int, dict[str, int]]:
+    """Per GPU (NVML index), MiB: the server's parts as the log sizes them (weights, kv, mamba, graphs,
+    other), ``others`` (what processes that are not the server hold) and ``free``, as the dashboard's
+    GPU panel draws them. A GPU whose memory NVML did not report is left out."""
+    ours = server_pids(server)
+    ranks: dict[int, str] = {}
+    for p in placements:  # two ranks on one GPU: neither's numbers alone split it
+        if p.gpu is not None:
+            ranks[p.gpu] = f"{ranks[p.gpu]}+{p.rank}" if p.gpu in ranks else p.rank
+    out: dict[int, dict[str, int]] = {}
+    for gpu in gpus:
+        used, total = gpu.used_mib, gpu.total_mib
+        if used is None or total is None:
+            continue
+        others = sum(p.used_mib or 0 for p in gpu.processes if p.pid not in ours)
+        split = server_parts(ranks.get(gpu.index), max(0, used - others), total, startup)
+        if others:
+            split["others"] = others
+        split["free"] = max(0, total - used)
+        out[gpu.index] = split
+    return out

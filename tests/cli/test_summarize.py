@@ -194,3 +194,72 @@ def test_piped_output_is_not_wrapped(tmp_path: Path) -> None:
     out = summarize(log).stdout
     assert out.splitlines()[0].startswith(str(log))
     assert any(len(line) > 80 and "fatal" in line for line in out.splitlines())
+
+
+GDN_STARTUP = """\
+[2026-11-30 09:00:00] Attention backend not specified. Use flashinfer backend by default.
+[2026-11-30 09:00:05 TP0] Load weight end. elapsed=95.10 s, type=Qwen3_5ForConditionalGeneration, avail mem=20.10 GB, mem usage=25.64 GB.
+[2026-11-30 09:00:06 TP0] Mamba Cache is allocated. max_mamba_cache_size: 82, conv_state size: 0.13GB, ssm_state size: 7.29GB
+[2026-11-30 09:00:06 TP0] KV Cache is allocated. #tokens: 580364, K size: 4.15 GB, V size: 4.15 GB
+[2026-11-30 09:00:06 TP0] Linear attention kernel backend: decode=triton, prefill=triton
+[2026-11-30 09:00:06 TP0] GDN kernel dispatcher: decode=TritonGDNKernel, extend=TritonGDNKernel, verify=TritonGDNKernel packed_decode=True
+[2026-11-30 09:00:06 TP0] Capture cuda graph begin. This can take up to several minutes. avail mem=3.20 GB
+[2026-11-30 09:00:09 TP0] Scheduler hit an exception: Traceback (most recent call last):
+Exception: Capture cuda graph failed: CUDA out of memory. Tried to allocate 448.00 MiB. GPU 0 has a total capacity of 47.54 GiB
+"""
+
+
+def test_human_output_names_the_kernels_the_memory_split_and_the_known_fix(tmp_path: Path) -> None:
+    log = tmp_path / "serve.log"
+    log.write_text(GDN_STARTUP)
+    out = summarize(log).stdout
+    assert (
+        "kernels: attention backend flashinfer   linear attention kernels decode=triton, prefill=triton"
+        in out
+    )
+    assert "GDN kernel dispatcher decode=TritonGDNKernel, extend=TritonGDNKernel" in out
+    header = next(line for line in out.splitlines() if line.startswith("rank"))
+    assert header.split() == ["rank", "stage", "weights", "KV", "mamba", "graphs", "free", "KV", "tokens"]
+    row = next(line for line in out.splitlines() if line.startswith("TP0"))
+    assert row.split() == [
+        "TP0",
+        "graphs",
+        "25.64",
+        "GB",
+        "8.30",
+        "GB",
+        "7.42",
+        "GB",
+        "–",
+        "3.20",
+        "GB",
+        "580,364",
+    ]
+    assert "hint: capturing CUDA graphs ran out of GPU memory" in out and "--cuda-graph-max-bs" in out
+    data = json.loads(summarize(log, "--json").stdout)
+    assert data["kernels"]["gdn_kernels"].startswith("decode=TritonGDNKernel")
+    assert data["memory"]["TP0"] == {"weights": 25.64, "kv": 8.3, "mamba": 7.42, "free": 3.2}
+
+
+def test_human_output_says_which_process_failed_and_counts_repeats(tmp_path: Path) -> None:
+    log = tmp_path / "serve.log"
+    retract = "Decode out of memory happened. #retracted_reqs: 1, #new_token_ratio: 0.0980 -> 0.9446"
+    log.write_text(
+        "".join(f"[2025-01-06 02:58:44 TP{r}] {retract}\n" for r in (0, 5, 7))
+        + "[2025-01-06 02:58:45] Scheduler hit an exception: Traceback (most recent call last):\n"
+        "ValueError: Failed to allocate token prealloc indices\n"
+    )
+    out = summarize(log).stdout
+    assert "[scheduler, serving] ValueError: Failed to allocate" in out and "main" not in out
+    assert f"warning line 1 (×3 on TP0, TP5, TP7) {retract}" in out
+
+
+def test_human_output_of_a_collective_hang_blames_no_rank(tmp_path: Path) -> None:
+    log = tmp_path / "serve.log"
+    log.write_text(
+        "".join(
+            f"[2025-03-09 00:57:15 TP{r}] Watchdog timeout (self.watchdog_timeout=300)\n" for r in range(4)
+        )
+    )
+    out = summarize(log).stdout
+    assert "[all 4 ranks, serving] Watchdog timeout (self.watchdog_timeout=300) on all 4 ranks at once" in out

@@ -11,7 +11,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from gdnconsole.host.ranks import RankPlacement, split_memory
+from gdnconsole.host.gpumem import server_parts
+from gdnconsole.host.ranks import RankPlacement
 from gdnconsole.sglang.tracker import Startup
 
 if TYPE_CHECKING:
@@ -84,15 +85,6 @@ def _ranks_by_gpu(placements: Sequence[RankPlacement]) -> dict[int, str]:
     return out
 
 
-def _parts(rank: str | None, server_used: int, total: int, startup: Startup | None) -> dict[str, int]:
-    """The server's memory on one GPU: split by the rank's log numbers, else all of it is `other`."""
-    state = startup.ranks.get(rank) if startup is not None and rank is not None else None
-    if state is None:
-        return {"other": server_used} if server_used else {}
-    split = split_memory(server_used, total, state.numbers, state.weights_gb, state.draft_weights_gb)
-    return split.parts
-
-
 def gpu_rows(
     gpus: Sequence[Gpu],
     server: Server | None,
@@ -112,7 +104,7 @@ def gpu_rows(
         parts: dict[str, int] = {}
         if used is not None and total is not None:
             server_used = max(0, used - sum(h.mib or 0 for h in holders))
-            parts = _parts(rank, server_used, total, startup)
+            parts = server_parts(rank, server_used, total, startup)
         rows.append(
             GpuRow(
                 index=gpu.index,

@@ -13,8 +13,10 @@ from rich.style import Style
 from rich.text import Text
 from textual.widgets import Static
 
+from gdnconsole.logs.textsafe import visible
 from gdnconsole.sglang.stages import Severity, Stage
-from gdnconsole.sglang.tracker import Startup
+from gdnconsole.sglang.summary import kernels
+from gdnconsole.sglang.tracker import Problem, Startup
 from gdnconsole.timefmt import span
 from gdnconsole.ui.theme import LogPalette
 
@@ -25,6 +27,9 @@ class Fatal:
     rank: str | None
     stage: Stage
     summary: str
+    process: str | None = None  # who reported it without a rank: "scheduler", "detokenizer", "main"
+    ranks: int = 0  # ranks that all reported it at once (a collective hang), else 0
+    hint: str | None = None  # the known fix (a CUDA-graph OOM's)
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +48,7 @@ class TimelineData:
     accept_len: float | None
     seen: frozenset[Stage] = frozenset(Stage)  # stages a line proved; the others were passed unseen
     pid: int | None = None  # the server process that wrote the startup (its uvicorn line names it)
+    kernels: tuple[tuple[str, str], ...] = ()  # the kernels and backends SGLang chose, in its order
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,7 +74,7 @@ def timeline_data(startups: list[Startup]) -> TimelineData | None:
         stage=s.stage,
         durations=s.durations(include_current=True),
         ranks=tuple((label, r.stage) for label, r in sorted(ranks.items())),
-        fatal=Fatal(fatal.line - 1, fatal.rank, fatal.stage, fatal.summary) if fatal else None,
+        fatal=_fatal_of(fatal) if fatal else None,
         warnings=len(s.warnings),
         weights_gb=first.weights_gb if first else None,
         kv_tokens=first.numbers.get("kv_tokens") if first else None,
@@ -77,7 +83,24 @@ def timeline_data(startups: list[Startup]) -> TimelineData | None:
         accept_len=s.accept_len,
         seen=frozenset(s.seen),
         pid=s.pid,
+        kernels=tuple(kernels(s).items()),
     )
+
+
+def _fatal_of(p: Problem) -> Fatal:
+    ranks = len(p.ranks) if p.collective else 0
+    return Fatal(p.line - 1, p.rank, p.stage, p.summary, process=p.process, ranks=ranks, hint=p.hint)
+
+
+# The timeline's short names for the kernel choices (summary.BACKEND_NAMES says them in full).
+KERNEL_LABELS = {
+    "attention": "attention",
+    "multimodal_attention": "mm attention",
+    "linear_attention": "linear attn",
+    "hybrid_linear_attention": "GDN backend",
+    "gdn_kernels": "GDN kernels",
+    "cute_dsl_gdn_decode": "CuTe GDN",
+}
 
 
 Verdict = tuple[bool | None, str]  # VERIFIED (True), failed or lost (False), pending (None); the detail
@@ -128,6 +151,7 @@ def render_timeline(
             else:
                 out.append(f" {stage.label}\n", palette.stages[stage])
     _numbers(out, data)
+    _kernels(out, data)
     if data.fatal is not None:
         _fatal(out, data.fatal, palette)
     return out
@@ -205,14 +229,29 @@ def _numbers(out: Text, data: TimelineData) -> None:
         out.append(f" {name:<11}{value}\n")
 
 
+def _kernels(out: Text, data: TimelineData) -> None:
+    if not data.kernels:
+        return
+    out.append("\nkernels\n", Style(bold=True))
+    for name, choice in data.kernels:
+        out.append(f" {KERNEL_LABELS.get(name, name):<12}")
+        out.append(f"{visible(choice)}\n")  # the log's words
+
+
 def _fatal(out: Text, fatal: Fatal, palette: LogPalette) -> None:
     style = palette.severities[Severity.FATAL]
     out.append(f"\nfatal, line {fatal.line + 1:,}", style)
     out.append("  (x: go)\n", palette.dim)
     if fatal.rank:
         out.append(f"{fatal.rank} ", palette.rank_style(fatal.rank))
+    elif fatal.ranks:
+        out.append(f"all {fatal.ranks} ranks ", palette.severities[Severity.ERROR])
+    elif fatal.process:
+        out.append(f"{fatal.process} ", palette.dim)
     out.append(f"in {fatal.stage.label}\n", palette.severities[Severity.ERROR])
     out.append(fatal.summary[:300], palette.severities[Severity.ERROR])
+    if fatal.hint:
+        out.append(f"\n{fatal.hint}", palette.severities[Severity.WARNING])
 
 
 class Timeline(Static):
@@ -220,7 +259,9 @@ class Timeline(Static):
 
     DEFAULT_CSS = """
     Timeline {
-        width: 34;
+        width: 28%;
+        min-width: 34;
+        max-width: 64;
         height: 1fr;
         padding: 0 1;
         background: $surface;
