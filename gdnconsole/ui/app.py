@@ -13,13 +13,17 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from textual.app import SystemCommand
+from textual import events
+from textual.app import ScreenStackError, SystemCommand
+from textual.css.query import NoMatches
+from textual.notifications import Notification
 from textual.screen import Screen
+from textual.widgets._toast import ToastRack
 
 from gdnconsole.config.hosts import Host
 from gdnconsole.host import mirrordir
 from gdnconsole.host.session import HostSession
-from gdnconsole.ui import theme
+from gdnconsole.ui import theme, toastlimit
 from gdnconsole.ui.commands import binding_commands
 from gdnconsole.ui.screens.dashboard import DASHBOARD_KEYMAP, DashboardScreen, HostChanged
 from gdnconsole.ui.screens.hostpicker import HostPickerScreen
@@ -45,6 +49,14 @@ EXIT_SIGNALS = (signal.SIGHUP, signal.SIGTERM)
 
 class DashboardApp(ThemedApp):
     TITLE = "gdnconsole"
+    # On a small terminal toasts are compact, and the "+N more" line of the folded ones always is.
+    CSS = (
+        ThemedApp.CSS
+        + """
+    DashboardApp.-small Toast { padding: 0 1; margin-top: 0; }
+    ToastHolder.-more Toast { padding: 0 1; margin-top: 0; text-style: italic; }
+    """
+    )
 
     def __init__(
         self,
@@ -115,6 +127,22 @@ class DashboardApp(ThemedApp):
             loop = asyncio.get_running_loop()
             for signum in EXIT_SIGNALS:
                 loop.add_signal_handler(signum, self._exit_on_signal, signum)
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.set_class(event.size.height < toastlimit.SMALL_HEIGHT, "-small")
+        self._refresh_notifications()  # how many toasts fit follows the terminal's height
+
+    def _refresh_notifications(self) -> None:
+        """The active screen's toasts, newest first and only as many as fit (toastlimit), in place of
+        Textual's every live one."""
+        try:
+            rack = self.screen.get_child_by_type(ToastRack)
+        except (ScreenStackError, NoMatches):
+            return
+        self.call_later(toastlimit.show, rack, list(self._notifications), self.size.height)
+
+    def _unnotify(self, notification: Notification, refresh: bool = True) -> None:
+        super()._unnotify(notification, refresh=True)  # a shown toast ended: a folded one takes its place
 
     def on_unmount(self) -> None:
         if self.exit_on_signals:

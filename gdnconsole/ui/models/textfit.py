@@ -1,9 +1,11 @@
-"""Styled text cut to a width with a hanging indent: the lines after the first start under its text,
-not at the edge (a GPU warning, a journal value under its label)."""
+"""Text fitted to a width: styled text cut with a hanging indent (the lines after the first start under
+its text: a GPU warning, a journal value under its label), a command line wrapped between its arguments,
+and a one-line bar whose parts give way by priority."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from rich.cells import cell_len
 from rich.text import Text
@@ -54,3 +56,41 @@ def argument_lines(words: Sequence[str], width: int, indent: int) -> list[str]:
     if line:
         lines.append(line)
     return [(" " * indent if n else "") + text for n, text in enumerate(lines)]
+
+
+MUST = 50  # a bar's parts kept at this or more are shortened, never dropped
+
+
+@dataclass(frozen=True)
+class Part:
+    """One part of a one-line bar: its text, how much it matters (a higher ``keep`` stays longer), and a
+    shorter form to fall back on before anything that matters more is given up."""
+
+    text: Text
+    keep: int
+    short: Text | None = None
+
+
+def fit_parts(parts: Sequence[Part], width: int | None, sep: str) -> Text:
+    """The parts joined by ``sep`` in at most ``width`` cells: the least kept are dropped first, down to
+    those kept at ``MUST`` or more, which then take their short forms (least kept first); a line still too
+    wide ends in "…" rather than being cut by the terminal. ``width`` None: everything, as it is."""
+    shown = list(parts)
+
+    def line() -> Text:
+        return Text(sep).join(part.text for part in shown)
+
+    if width is None:
+        return line()
+    for part in sorted(parts, key=lambda p: p.keep):
+        if line().cell_len <= width or part.keep >= MUST:
+            break
+        shown.remove(part)
+    for part in sorted(shown, key=lambda p: p.keep):
+        if line().cell_len <= width:
+            break
+        if part.short is not None:
+            shown[shown.index(part)] = Part(part.short, part.keep)
+    out = line()
+    out.truncate(width, overflow="ellipsis")
+    return out

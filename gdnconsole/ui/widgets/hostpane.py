@@ -17,7 +17,7 @@ from gdnconsole.ui.models.gpurows import gpu_rows
 from gdnconsole.ui.theme import LogPalette
 from gdnconsole.ui.widgets.gpupanel import GpuPanel
 from gdnconsole.ui.widgets.logpane import LogPane
-from gdnconsole.ui.widgets.statusbar import SEP, Clock, HostStatusBar, host_status, verdict
+from gdnconsole.ui.widgets.statusbar import Clock, HostStatusBar, host_status, verdict
 from gdnconsole.ui.widgets.timeline import Ending, TimelineData
 
 _FAILED = (
@@ -119,9 +119,7 @@ class HostPane(Vertical):
         """Repaint from the session's state (cheap: called on every change the session reports)."""
         session = self.session
         bar = self.status_bar
-        status = host_status(session, self.palette, self.clock(), bar.content_width())
-        if self.launch_note is not None:
-            status = Text(SEP).join([status, self.launch_note])
+        status = host_status(session, self.palette, self.clock(), bar.content_width(), self.launch_note)
         if status != self._status:  # an unchanged bar is not laid out and painted again
             self._status = status
             bar.update(status)

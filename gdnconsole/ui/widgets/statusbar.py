@@ -19,8 +19,10 @@ from textual.widgets import Static
 from gdnconsole.chat.model import Health
 from gdnconsole.host.link import LinkState
 from gdnconsole.host.session import HostSession
+from gdnconsole.logs.textsafe import visible
 from gdnconsole.sglang.stages import Severity, Stage
 from gdnconsole.timefmt import duration, span
+from gdnconsole.ui.models.textfit import Part, fit_parts
 from gdnconsole.ui.theme import LogPalette
 
 Clock = Callable[[], float]
@@ -105,7 +107,7 @@ def verdict(session: HostSession) -> tuple[bool | None, str] | None:
         latency = f" {span(serving.latency_ms / 1000)}" if serving.latency_ms is not None else ""
         return True, f"answered in{latency}" if latency else "answered"
     if serving.verified is False:
-        return False, serving.reason or "no answer"
+        return False, visible(serving.reason or "no answer")  # the server's or the link's words
     if serving.health is Health.STARTING:
         return None, "health 503: warming up"
     if serving.health is Health.REFUSED:
@@ -152,35 +154,41 @@ def decode_text(session: HostSession, *, accept: bool = True) -> Text | None:
     return out
 
 
-# What a narrow status bar gives up first: the version, then the server's pid and uptime, the throughput.
-_DROP_ORDER = ("version", "server", "decode")
+# How long each part of the status bar stays as the terminal narrows (textfit.fit_parts): the version goes
+# first, then the server's pid and uptime, the throughput; the rest is shortened, never dropped.
+KEEP = {"name": 100, "link": 90, "verify": 85, "stage": 80, "note": 70, "decode": 30, "server": 20,
+        "version": 10}  # fmt: skip
 
 
-def host_status(session: HostSession, palette: LogPalette, now: float, width: int | None = None) -> Text:
-    """The host's one line; parts are dropped (least useful first) until it fits ``width`` cells."""
-    parts: list[tuple[str, Text]] = [("name", Text(session.host.name, BOLD))]
-    parts.append(("link", link_text(session, palette, now=now)))
+def host_status(
+    session: HostSession,
+    palette: LogPalette,
+    now: float,
+    width: int | None = None,
+    note: Text | None = None,
+) -> Text:
+    """The host's one line, with ``note`` (a launch's progress) after it; parts give way by priority
+    until it fits ``width`` cells, and a line still too wide ends in "…"."""
+    parts = [Part(Text(visible(session.host.name), BOLD), KEEP["name"])]
+    link = link_text(session, palette, now=now)
+    parts.append(Part(link, KEEP["link"], link_text(session, palette, short=True, rtt=False, now=now)))
     if session.hello is not None:
         version = session.hello.sglang
-        parts.append(("version", Text(f"SGLang {version}" if version else "SGLang not installed")))
-        parts.append(("server", server_text(session, now)))
-    for name, text in (
-        ("stage", stage_text(session, palette)),
-        ("verify", verify_text(session, palette)),
-        ("decode", decode_text(session)),
-    ):
-        if text is not None:
-            parts.append((name, text))
-    line = Text(SEP).join(t for _, t in parts)
-    if width is None:
-        return line
-    for drop in _DROP_ORDER:
-        if line.cell_len <= width:
-            return line
-        parts = [(name, text) for name, text in parts if name != drop]
-        line = Text(SEP).join(t for _, t in parts)
-    short = verify_text(session, palette, short=True)  # last: the verdict without its latency or reason
-    return Text(SEP).join(short if name == "verify" and short else t for name, t in parts)
+        said = f"SGLang {visible(version)}" if version else "SGLang not installed"  # as the host said
+        parts.append(Part(Text(said), KEEP["version"]))
+        parts.append(Part(server_text(session, now), KEEP["server"]))
+    stage = stage_text(session, palette)
+    if stage is not None:
+        parts.append(Part(stage, KEEP["stage"]))
+    verified = verify_text(session, palette)
+    if verified is not None:
+        parts.append(Part(verified, KEEP["verify"], verify_text(session, palette, short=True)))
+    decode = decode_text(session)
+    if decode is not None:
+        parts.append(Part(decode, KEEP["decode"], decode_text(session, accept=False)))
+    if note is not None:
+        parts.append(Part(note, KEEP["note"]))
+    return fit_parts(parts, width, SEP)
 
 
 def gpus_used(session: HostSession) -> Text:
@@ -213,7 +221,7 @@ def overview_rows(
     """One row per host, aligned in columns as wide as their widest cell; on a narrow screen the
     columns close up, the link loses its round trip and the throughput its accept length; a row still too
     wide ends in "…"."""
-    names = [Text(s.host.name, BOLD) for s in sessions]
+    names = [Text(visible(s.host.name), BOLD) for s in sessions]
     rows: list[Text] = []
     for short in (False, True):
         table = [
