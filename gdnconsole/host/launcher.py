@@ -35,10 +35,12 @@ from gdnconsole.host.journal import (
 )
 from gdnconsole.host.replies import AgentRefused
 from gdnconsole.host.session import HostSession
+from gdnconsole.sglang import fatalrule
 from gdnconsole.sglang.launch import LaunchSpec, flag_value, launch_spec, redact
 
 if TYPE_CHECKING:
     from gdnconsole.host.state import Rank, Server, ServerExit
+    from gdnconsole.sglang.tracker import Problem
 
 __all__ = [
     "LaunchRefused",
@@ -255,8 +257,9 @@ def observe(session: HostSession, attempt: Attempt) -> Attempt:
         attempt.stage = startup.stage.label
         attempt.stages = startup.durations(include_current=attempt.outcome == "running")
         attempt.warnings = [w.summary for w in startup.warnings]
-        if startup.fatal is not None:
-            attempt.fatal = Fatal(startup.fatal.line, startup.fatal.summary)
+        fatal = startup.fatal
+        if fatal is not None and not _said(attempt.fatal, fatal):
+            attempt.fatal = _fatal_of(session, attempt, fatal)
         if startup.ready and attempt.outcome in ("running", "timeout"):
             attempt.outcome = "ready"
     _observe_verification(session, attempt)
@@ -266,6 +269,21 @@ def observe(session: HostSession, attempt: Attempt) -> Attempt:
         if attempt.fatal is None:
             attempt.fatal = Fatal(None, _exit_summary(ended))
     return attempt
+
+
+def _said(said: Fatal | None, problem: Problem) -> bool:
+    """The attempt already says this problem as the log now tells it (the rule check is not rerun)."""
+    return said is not None and said.line == problem.line and said.summary.startswith(problem.summary)
+
+
+def _fatal_of(session: HostSession, attempt: Attempt, problem: Problem) -> Fatal:
+    """The log's fatal error, with what the console knows beside it: the flag rule that foretold a bare
+    AssertionError at argument processing, and the known fix of a CUDA-graph OOM (a hint, not a cause)."""
+    version = session.hello.sglang if session.hello is not None else None
+    summary = fatalrule.explained(problem.summary, problem.stage, attempt.argv, version)
+    if problem.hint:
+        summary = f"{summary}; {problem.hint}"
+    return Fatal(problem.line, summary)
 
 
 def _observe_verification(session: HostSession, attempt: Attempt) -> None:
