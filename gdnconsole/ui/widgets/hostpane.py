@@ -88,6 +88,7 @@ class HostPane(Vertical):
         self.launch_note: Text | None = None  # a launch in flight, or how the last one ended
         self._status: Text | None = None  # what the status bar shows
         self._gpu_title: str | None = None  # and the GPU panel's title
+        self._own_pid: int | None = None  # the server whose startup the timeline shows
 
     def compose(self) -> ComposeResult:
         yield self.status_bar
@@ -109,6 +110,7 @@ class HostPane(Vertical):
         return LogPane(self.doc, self.palette, follow=True)
 
     def on_mount(self) -> None:
+        self.log_pane.own_pid = lambda: self._own_pid
         self.log_pane.timeline.judge_by(lambda data: ending(self.session, data))
         self.refresh_host()
 
@@ -123,6 +125,10 @@ class HostPane(Vertical):
         if status != self._status:  # an unchanged bar is not laid out and painted again
             self._status = status
             bar.update(status)
+        server = session.server
+        if (server.pid if server is not None else None) != self._own_pid:
+            self._own_pid = server.pid if server is not None else None
+            self.log_pane.retrack()  # its own startup, not another writer's later one
         self.log_pane.timeline.set_verdict(verdict(session))
         self.log_pane.timeline.rejudge()
         rows = gpu_rows(

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from array import array
 from bisect import bisect_left
+from collections.abc import Callable
 from functools import cached_property
 from pathlib import Path
 from typing import ClassVar, NamedTuple
@@ -111,6 +112,8 @@ class LogPane(Vertical):
         self.filtered_upto = 0  # lines the current filter's matches cover
         self.search_pattern = ""
         self.timeline_data: TimelineData | None = None
+        # The pid of the server whose startup the timeline shows (the dashboard's host's), else the last.
+        self.own_pid: Callable[[], int | None] = lambda: None
         self.tracked = False  # the tracker's view of the log has been shown once
         self.indexed = False
         self.busy = ""  # what a long worker is doing, for the status line
@@ -216,8 +219,14 @@ class LogPane(Vertical):
         """The folds and the timeline (in a worker thread, or for a pushed document on the app's)."""
         meaning = self.doc.meaning
         with meaning.lock:  # the version with what it counts
-            data = meaning.with_tracker(lambda tracker: timeline_data(tracker.startups))
+            own = self.own_pid()
+            data = meaning.with_tracker(lambda tracker: timeline_data(tracker.startups, own))
             return Meaning(meaning.folds(), data, meaning.version)
+
+    def retrack(self) -> None:
+        """The server whose startup to show changed: take the timeline's snapshot again."""
+        if self.pushed and self.tracked:
+            self._tracked(self._meaning(), forget=False)
 
     def _tracked(self, meaning: Meaning, *, forget: bool) -> None:
         folds, data, version = meaning

@@ -48,6 +48,7 @@ class TimelineData:
     accept_len: float | None
     seen: frozenset[Stage] = frozenset(Stage)  # stages a line proved; the others were passed unseen
     pid: int | None = None  # the server process that wrote the startup (its uvicorn line names it)
+    later: str | None = None  # what another writer's later startup in the same log did (not this one)
     kernels: tuple[tuple[str, str], ...] = ()  # the kernels and backends SGLang chose, in its order
 
 
@@ -60,11 +61,13 @@ class Ending:
     text: str
 
 
-def timeline_data(startups: list[Startup]) -> TimelineData | None:
-    """A snapshot of the last startup (call with the tracker's lock held)."""
+def timeline_data(startups: list[Startup], own: int | None = None) -> TimelineData | None:
+    """A snapshot of the startup of the server ``own`` (the one whose uvicorn line names that pid), else
+    of the last (call with the tracker's lock held): another process writing into the same log must not
+    take the timeline over with its startup and figures; ``later`` says what it did."""
     if not startups:
         return None
-    s = startups[-1]
+    s = next((x for x in reversed(startups) if own is not None and x.pid == own), startups[-1])
     ranks = s.scheduler_ranks()
     first = ranks[sorted(ranks)[0]] if ranks else None
     fatal = s.fatal
@@ -83,6 +86,7 @@ def timeline_data(startups: list[Startup]) -> TimelineData | None:
         accept_len=s.accept_len,
         seen=frozenset(s.seen),
         pid=s.pid,
+        later=_later(startups[-1]) if s is not startups[-1] else None,
         kernels=tuple(kernels(s).items()),
     )
 
@@ -101,6 +105,13 @@ KERNEL_LABELS = {
     "gdn_kernels": "GDN kernels",
     "cute_dsl_gdn_decode": "CuTe GDN",
 }
+
+
+def _later(last: Startup) -> str:
+    """The log's last startup, when another process wrote it after the one shown."""
+    who = f"pid {last.pid}" if last.pid is not None else "another process"
+    did = f"failed in {last.fatal.stage.label}" if last.fatal else f"reached {last.stage.label}"
+    return f"startup {last.index + 1}, by {who}, {did}: another writer to this log, not this server"
 
 
 Verdict = tuple[bool | None, str]  # VERIFIED (True), failed or lost (False), pending (None); the detail
@@ -129,6 +140,8 @@ def render_timeline(
     if status:
         out.append(f"  {status}", palette.dim)
     out.append("\n")
+    if data.later is not None:  # whole, wrapped: the reason the figures below are not the log's last
+        out.append(f"{data.later}\n", palette.severities[Severity.WARNING])
     if ending is not None and ending.kind == "foreign":
         out.append(f"{ending.text}\n", palette.severities[Severity.WARNING])
     ended = ending is not None and ending.kind == "ended"
