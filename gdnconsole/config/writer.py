@@ -7,12 +7,12 @@ values that changed are touched, and the result is validated before it replaces 
 from __future__ import annotations
 
 import os
-import tempfile
 from collections.abc import Mapping
 from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
+from gdnconsole import safefile
 from gdnconsole.config import hosts as config_hosts
 from gdnconsole.config.hosts import Config, ConfigError, Host, Profile, Speculative, Verify
 
@@ -262,14 +262,8 @@ def _plain(item: Any) -> Any:
 
 def _write_atomically(path: Path, text: str) -> None:
     """Replace ``path`` without a moment where a reader sees half a file; keep its permissions."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    mode = path.stat().st_mode & 0o777 if path.exists() else 0o600
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+        mode = path.lstat().st_mode & 0o777 if path.is_file() and not path.is_symlink() else 0o600
+    except OSError:
+        mode = 0o600
+    safefile.write_text(path, text, mode=mode)  # a random name at that mode from its first byte, renamed

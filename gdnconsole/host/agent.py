@@ -133,8 +133,13 @@ if TYPE_CHECKING:
     from typing import TypeGuard
 
 VERSION = "1"
+# `-c` puts the working directory first on sys.path (a `json.py` there would run as ours): the first
+# statement drops it, before anything is imported. `-I` would do that too, but it also drops PYTHONPATH
+# and the user's site-packages, where a host's pynvml (and a simulated host's stand-ins) may live; `-P`
+# needs Python 3.11.
 BOOTSTRAP_CODE = (
-    "import sys;n=int(sys.stdin.buffer.readline());"
+    'import sys;sys.path[:]=[p for p in sys.path if p not in ("",".")];'
+    "n=int(sys.stdin.buffer.readline());"
     'exec(compile(sys.stdin.buffer.read(n),"gdnconsole-agent","exec"))'
 )
 BOOTSTRAP_ARGS = ("-u", "-c", BOOTSTRAP_CODE)  # after the host's python; stdin then gets bootstrap_payload()
@@ -1222,13 +1227,32 @@ def read_json_file(path: str) -> dict[str, Any] | None:
 
 
 def write_json_file(path: str, value: dict[str, Any]) -> None:
-    """Atomically: a reader (another console's agent) sees the old file or the new one, never half."""
-    tmp = f"{path}.{os.getpid()}.tmp"
-    # 0600: the record holds the server's command line, API key included (only its owner may read it).
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with open(fd, "w", encoding="utf-8") as fh:
-        json.dump(value, fh)
-    os.replace(tmp, path)
+    """Atomically: a reader (another console's agent) sees the old file or the new one, never half.
+
+    The agent's own copy of ``gdnconsole/safefile.py`` (it travels alone): a random temporary name,
+    created with O_EXCL|O_NOFOLLOW at 0600 before the first byte (the record holds the server's command
+    line, API key included), then renamed, so a link or file planted in the folder is never written
+    through or kept.
+    """
+    data = json.dumps(value).encode("utf-8")
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    for _ in range(16):
+        tmp = os.path.join(os.path.dirname(path), f".{os.path.basename(path)}.{os.urandom(8).hex()}.tmp")
+        try:
+            fd = os.open(tmp, flags, 0o600)
+        except FileExistsError:
+            continue
+        try:
+            os.fchmod(fd, 0o600)
+            with open(fd, "wb") as fh:
+                fh.write(data)
+            os.replace(tmp, path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
+        return
+    raise OSError(f"16 random temporary names beside {path} all exist")
 
 
 def stale_reason(lock: dict[str, Any] | None, now: float) -> str | None:
@@ -1253,7 +1277,7 @@ def take_lock(path: str, owner: str) -> dict[str, Any] | None:
     for _ in range(3):
         now = time.time()
         try:
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o644)
         except FileExistsError:
             held = read_json_file(path)
             reason = stale_reason(held, now)

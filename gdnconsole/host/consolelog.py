@@ -15,6 +15,7 @@ from pathlib import Path
 
 import platformdirs
 
+from gdnconsole import safefile
 from gdnconsole.config.hosts import APP_NAME
 
 LOG_ENV = "GDNCONSOLE_LOG"
@@ -34,9 +35,8 @@ def record_bug(where: str, exc: BaseException) -> str:
     trace = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
     line = f"{where} failed unexpectedly: {type(exc).__name__}: {exc}"
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with path.open("a", encoding="utf-8") as fh:
-            fh.write(f"{stamp} pid {os.getpid()} {line}\n{trace}\n")
+        with safefile.open_append(path) as fh:  # tracebacks may quote secrets: 0600, no planted link
+            fh.write(f"{stamp} pid {os.getpid()} {line}\n{trace}\n".encode("utf-8", "replace"))
     except OSError as error:  # the report must not fail too: say where it could not go
         return f"{line} (not logged: {error})"
     return f"{line} (traceback in {path})"

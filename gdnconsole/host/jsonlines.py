@@ -10,6 +10,7 @@ from typing import Any
 
 import platformdirs
 
+from gdnconsole import safefile
 from gdnconsole.config.hosts import APP_NAME
 
 
@@ -23,9 +24,8 @@ def data_dir(override_env: str, folder: str) -> Path:
 
 def append_json_line(path: Path, record: dict[str, Any]) -> None:
     """Append one JSON line; a line torn by an earlier crash stays alone, unreadable, not glued to ours."""
-    path.parent.mkdir(parents=True, exist_ok=True)
     line = (json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8")
-    with path.open("a+b") as fh:
+    with safefile.open_append(path, readable=True) as fh:  # 0600, never through a planted link
         fh.seek(0, os.SEEK_END)
         if fh.tell() > 0:
             fh.seek(-1, os.SEEK_END)
@@ -37,9 +37,4 @@ def append_json_line(path: Path, record: dict[str, Any]) -> None:
 def write_private(path: Path, text: str) -> None:
     """Write ``text`` to ``path``, readable by this user alone from its first byte (it may hold keys), and
     whole: a reader never finds half of it."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        fh.write(text)
-    os.replace(partial, path)
+    safefile.write_text(path, text)  # a random name at 0600, then renamed: nothing planted is used

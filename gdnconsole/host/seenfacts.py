@@ -5,11 +5,11 @@ without connecting to it, and says when the facts were seen."""
 from __future__ import annotations
 
 import json
-import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from gdnconsole import safefile
 from gdnconsole.host.journal import default_dir
 from gdnconsole.host.state import HostFacts
 
@@ -28,11 +28,8 @@ def remember(host: str, facts: HostFacts, directory: Path | None = None) -> None
     """Keep ``facts`` (once the host named its SGLang version); written whole, never half."""
     if facts.sglang is None:
         return
-    path = path_for(host, directory)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_name(path.name + f".{os.getpid()}.tmp")
-    partial.write_text(json.dumps({**facts.to_json(), "time": time.time()}) + "\n", encoding="utf-8")
-    os.replace(partial, path)
+    text = json.dumps({**facts.to_json(), "time": time.time()}) + "\n"
+    safefile.write_text(path_for(host, directory), text)
 
 
 def recall(host: str, directory: Path | None = None) -> Seen | None:

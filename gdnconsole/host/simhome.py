@@ -13,6 +13,8 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
+from gdnconsole import safefile
+
 SIM_DIR = Path(__file__).resolve().parents[1] / "sim"  # gdnconsole/sim
 HOME_ENV = "GDNSIM_HOME"
 
@@ -21,10 +23,9 @@ def prepare_home(home: Path, simulate: Mapping[str, object]) -> dict[str, str]:
     """Write the host's settings under ``home`` and return the environment variables to run with."""
     home.mkdir(parents=True, exist_ok=True)
     (home / "gpus").mkdir(exist_ok=True)
-    # Atomically: a running simulated server re-reads sim.json, and must never see it half written.
-    partial = home / f".sim.json.{os.getpid()}"
-    partial.write_text(json.dumps(dict(simulate), indent=2, sort_keys=True) + "\n")
-    os.replace(partial, home / "sim.json")
+    # Whole (a running simulated server re-reads sim.json, and must never see it half written), and
+    # through a random name: nothing planted in the home is written through.
+    safefile.write_text(home / "sim.json", json.dumps(dict(simulate), indent=2, sort_keys=True) + "\n")
     version = str(simulate.get("sglang", "0.5.11"))
     _write_dist_info(home / "site", version)
     return sim_environment(home)
@@ -53,5 +54,6 @@ def _write_dist_info(site: Path, version: str) -> None:
         old.rmdir()
     info = site / f"sglang-{version}.dist-info"
     info.mkdir(parents=True, exist_ok=True)
-    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: sglang\nVersion: {version}\n")
-    (info / "RECORD").write_text("")
+    metadata = f"Metadata-Version: 2.1\nName: sglang\nVersion: {version}\n"
+    safefile.write_text(info / "METADATA", metadata, mode=0o644)
+    safefile.write_text(info / "RECORD", "", mode=0o644)

@@ -12,6 +12,7 @@ from typing import Any
 
 import asyncssh
 
+from gdnconsole import safefile
 from gdnconsole.host.link import (
     CHANNEL_OPTIONS,
     CONNECT_TIMEOUT_S,
@@ -177,8 +178,8 @@ class SshLink:
             raise ValueError("the fingerprint does not match the key the host offered")
         path = self.known_hosts
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        with path.open("a", encoding="utf-8") as fh:
-            fh.write(known_hosts_entry(host, port, key))
+        with safefile.open_append(path) as fh:  # never through a link planted at known_hosts
+            fh.write(known_hosts_entry(host, port, key).encode("utf-8"))
         self.pending_key = None
 
     async def start_agent(

@@ -11,6 +11,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from gdnconsole import safefile
 from gdnconsole.logs.textsafe import visible
 from gdnconsole.tune.results import ComboResult, ranked
 from gdnconsole.tune.sweep import Sweep
@@ -174,8 +175,8 @@ def export(sweep: Sweep, folder: Path) -> tuple[Path, Path]:
     folder.mkdir(parents=True, exist_ok=True)
     base = folder / f"{sweep.identity.host}-tune-{stamp}"
     md, table = base.with_suffix(".md"), base.with_suffix(".csv")
-    md.write_text(markdown(sweep), encoding="utf-8")
-    table.write_text(csv_text(sweep), encoding="utf-8")
+    safefile.write_text(md, markdown(sweep))  # command lines: 0600, never through a planted link
+    safefile.write_text(table, csv_text(sweep))
     return md, table
 
 

@@ -7,10 +7,11 @@ over that setting until the setting is changed (an edit of the file is a newer c
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import platformdirs
+
+from gdnconsole import safefile
 
 APP_NAME = "gdnconsole"
 FILE = "theme.json"
@@ -34,8 +35,4 @@ def remembered(configured: str | None) -> str | None:
 
 def remember(name: str, *, over: str | None) -> None:
     """Remember ``name`` as picked while the hosts file said ``over``; raises OSError."""
-    target = path()
-    target.parent.mkdir(parents=True, exist_ok=True)
-    partial = target.with_suffix(".tmp")
-    partial.write_text(json.dumps({"theme": name, "over": over}), encoding="utf-8")
-    os.replace(partial, target)
+    safefile.write_text(path(), json.dumps({"theme": name, "over": over}))  # random name, 0600, renamed

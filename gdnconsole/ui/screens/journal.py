@@ -24,6 +24,7 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
+from gdnconsole import safefile
 from gdnconsole.config.hosts import Profile
 from gdnconsole.host.journal import Attempt, Journal
 from gdnconsole.sglang.launch import (
@@ -387,8 +388,7 @@ class JournalScreen(Screen[JournalResult | None]):
     def _export(self, path: Path) -> None:
         text = self.journal.to_markdown()
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text, encoding="utf-8")
+            safefile.write_text(path, text)  # command lines: 0600 from the first byte, no planted link
         except OSError as exc:
             self.app.call_from_thread(self.notify, f"not exported: {exc}", severity="error", timeout=8)
             return
