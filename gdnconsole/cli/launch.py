@@ -8,10 +8,12 @@ running after the command ends, whatever it printed.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import signal
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import click
@@ -288,6 +290,18 @@ async def _adopt(host: Host, pid: int | None, confirm: Callable[[str], bool]) ->
         return server.pid, True
 
 
+@contextlib.contextmanager
+def plain_ctrl_c() -> Iterator[None]:
+    """Ctrl-C as Python's own while a question blocks the event loop: asyncio.run's handler only
+    cancels the task, which a blocked read never sees, so the question would wait on."""
+    previous = signal.getsignal(signal.SIGINT)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 @click.command("adopt")
 @click.argument("host_name", metavar="HOST")
 @click.option("--pid", type=int, help="The server's pid (default: the server on the profile's port).")
@@ -303,7 +317,8 @@ def adopt_cmd(host_name: str, pid: int | None, yes: bool, as_json: bool) -> None
         if yes:
             return True
         click.echo(question, err=True)
-        return click.confirm("Adopt it?", default=False, err=True)
+        with plain_ctrl_c():
+            return click.confirm("Adopt it?", default=False, err=True)
 
     try:
         adopted_pid, adopted = asyncio.run(_adopt(host, pid, confirm))

@@ -7,14 +7,14 @@ import dataclasses
 import json
 import socket
 import sys
-from typing import Any
+from typing import Any, NoReturn
 
 import click
 from click.shell_completion import CompletionItem
 
 from gdnconsole import __version__
 from gdnconsole.cli import completion, opener
-from gdnconsole.cli.common import COMMANDS_META, EXIT_INTERRUPTED, THEME_HELP, fail, load_config
+from gdnconsole.cli.common import COMMANDS_META, EXIT_FAILED, EXIT_INTERRUPTED, THEME_HELP, fail, load_config
 from gdnconsole.cli.lazy import LazyGroup
 from gdnconsole.cli.opener import console_options, open_hosts, theme_option
 from gdnconsole.config import hosts as config_hosts
@@ -42,6 +42,11 @@ LAZY_COMMANDS: dict[str, str] = {
 }
 
 
+def interrupted() -> NoReturn:
+    print("\ngdnconsole: interrupted", file=sys.stderr)  # after the terminal's ^C
+    sys.exit(EXIT_INTERRUPTED)
+
+
 class HostsGroup(LazyGroup):
     """`gdnconsole HOST [HOST...]`: a first argument that names no command is a host, and goes with the
     rest to the hidden `open` command. Real commands win over hosts of the same name."""
@@ -65,8 +70,11 @@ class HostsGroup(LazyGroup):
         try:
             return super().invoke(ctx)
         except KeyboardInterrupt:
-            print("\ngdnconsole: interrupted", file=sys.stderr)
-            sys.exit(EXIT_INTERRUPTED)
+            interrupted()
+        except click.exceptions.Abort as exc:  # a question (adopt's) answered with Ctrl-C, or no stdin
+            if isinstance(exc.__context__, KeyboardInterrupt):  # click raises it "from None"
+                interrupted()
+            fail("no answer to the question: stdin ended", EXIT_FAILED)
 
     def resolve_command(
         self, ctx: click.Context, args: list[str]

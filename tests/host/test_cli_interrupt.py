@@ -3,12 +3,17 @@ a server that is gdnconsole's already is no failure: a real SIGINT to a real `gd
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import pty
+import select
 import signal
 import subprocess
 from pathlib import Path
 
-from tests.host.launchkit import kill_group
+from gdnconsole.config import hosts as config_hosts
+from tests.host.launchkit import kill_group, start_by_hand
 from tests.host.test_launch_cli import GDNCONSOLE, cli_env, run
 
 __all__ = ["cli_env"]
@@ -68,3 +73,37 @@ def test_adopting_our_own_server_exits_0(cli_env: dict[str, str], tmp_path: Path
         pgid = _server_pgid(tmp_path)
         if pgid is not None:
             kill_group(pgid)
+
+
+def test_ctrl_c_at_adopts_question_exits_130_not_aborted(cli_env: dict[str, str]) -> None:
+    """`adopt` asks on a terminal (a pty here); Ctrl-C there is an interruption, not click's "Aborted!"."""
+    host = config_hosts.load(Path(cli_env["GDNCONSOLE_CONFIG"])).hosts["simbox"]
+    assert host.profile is not None
+    by_hand = start_by_hand(host, port=host.profile.port)
+    master, slave = pty.openpty()
+    proc = subprocess.Popen(
+        [*GDNCONSOLE, "adopt", "simbox"], env=cli_env, stdin=slave, stdout=slave, stderr=slave
+    )
+    os.close(slave)
+    try:
+        said = b""
+        while b"Adopt it?" not in said:  # the question is on the terminal: it waits for an answer
+            ready, _, _ = select.select([master], [], [], 60)
+            assert ready, said
+            said += os.read(master, 4096)
+        proc.send_signal(signal.SIGINT)
+        code = proc.wait(timeout=60)
+        with contextlib.suppress(OSError):  # the pty ends with its last writer
+            while select.select([master], [], [], 1)[0]:
+                chunk = os.read(master, 4096)
+                if not chunk:
+                    break
+                said += chunk
+        text = said.decode(errors="replace")
+        assert code == 130, text
+        assert "Aborted!" not in text and text.rstrip().endswith("gdnconsole: interrupted"), text
+    finally:
+        os.close(master)
+        if proc.poll() is None:
+            proc.kill()
+        kill_group(by_hand.pid)
