@@ -41,7 +41,7 @@ from gdnconsole.config.hosts import Host
 from gdnconsole.demo.stories import DEFAULT_SPEED, STORIES, Story
 from gdnconsole.errors import ConsoleError
 from gdnconsole.host import foreground, launcher, simulated
-from gdnconsole.host.journal import FINAL_OUTCOMES, Attempt, Journal
+from gdnconsole.host.journal import FINAL_OUTCOMES, JOURNAL_DIR_ENV, Attempt, Journal
 from gdnconsole.host.link import LinkState
 from gdnconsole.host.prompthistory import PROMPTS_DIR_ENV
 from gdnconsole.host.serving import ProbeTiming
@@ -491,7 +491,8 @@ class Director:
         env = {**os.environ, **simulated.environment(host)}
         argv = ["-m", "gdnsim.hold", "--gpu", str(gpu), "--mib", str(mib), "--title", title]
         proc = subprocess.Popen(
-            [sys.executable, *argv],
+            # -P: the simulator's PYTHONPATH, never the host's working directory, on the import path
+            [sys.executable, "-P", *argv],
             env=env,
             cwd=simulated.workdir(host),
             stdin=subprocess.DEVNULL,
@@ -545,7 +546,7 @@ class StoryRun:
         self.helpers: set[int] = set()  # other processes started (each leads its own process group)
         self._helper_procs: list[subprocess.Popen[bytes]] = []
         self.sessions = [self._session(host, i) for i, host in enumerate(self.hosts)]
-        self._prompts_dir: str | None = None
+        self._saved_env: dict[str, str | None] = {}
         self.app = StoryApp(
             self,
             handle_signals=handle_signals,
@@ -571,9 +572,12 @@ class StoryRun:
         return session
 
     def __enter__(self) -> StoryRun:
-        # The prompt panel's history goes with the story, not into the user's.
-        self._prompts_dir = os.environ.get(PROMPTS_DIR_ENV)
-        os.environ[PROMPTS_DIR_ENV] = str(self.dir / "prompts")
+        # The story's state stays in its own folder, not in the user's: the prompt history, and what
+        # lives beside the journal (the facts its simulated hosts said, which `config check` would
+        # otherwise take for a real host's; a written command line; a sweep's store).
+        for name, folder in ((PROMPTS_DIR_ENV, "prompts"), (JOURNAL_DIR_ENV, "journal")):
+            self._saved_env[name] = os.environ.get(name)
+            os.environ[name] = str(self.dir / folder)
         return self
 
     def __exit__(
@@ -612,10 +616,12 @@ class StoryRun:
 
     def close(self) -> list[str]:
         said = self.stop_servers()
-        if self._prompts_dir is None:
-            os.environ.pop(PROMPTS_DIR_ENV, None)
-        else:
-            os.environ[PROMPTS_DIR_ENV] = self._prompts_dir
+        for name, value in self._saved_env.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+        self._saved_env.clear()
         self._tmp.cleanup()
         return said
 
