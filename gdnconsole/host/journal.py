@@ -29,7 +29,6 @@ import math
 import os
 import re
 import secrets
-import shlex
 import sys
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -40,6 +39,7 @@ from typing import IO, Any, Literal, TypeGuard, get_args
 from gdnconsole import safefile
 from gdnconsole.errors import ConsoleError
 from gdnconsole.host.jsonlines import data_dir
+from gdnconsole.logs.textsafe import shell_line, visible
 from gdnconsole.sglang.launch import redact, redact_env
 from gdnconsole.timefmt import span
 
@@ -163,7 +163,7 @@ def _is_int(value: Any) -> TypeGuard[int]:
 
 
 def _is_number(value: Any) -> TypeGuard[int | float]:
-    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def _is_strings(value: Any) -> bool:
@@ -175,53 +175,60 @@ def _kind(value: Any) -> str:
     return names.get(type(value), "a number")
 
 
-def _need(ok: bool, why: str) -> None:
-    if not ok:
-        raise BadRecord(why)
+def _fault(raw: dict[str, Any]) -> str | None:
+    """What is wrong with a journal line's object, the first thing found; None: nothing. (Each check
+    is written out: a launch reads a page of these, and a message is only built for a bad line.)"""
+    number, pid, env, stages = raw.get("number"), raw.get("pid"), raw.get("env", {}), raw.get("stages", {})
+    if not (_is_int(number) and number >= 1):
+        return "number is not a whole number from 1"
+    if not _is_number(raw.get("time")):
+        return "time is not a number"
+    for name in ("host", "profile", "stage", "id"):
+        if not isinstance(raw.get(name, ""), str):
+            return f"{name} is not a string"
+    if not _is_strings(raw.get("argv")):
+        return "argv is not a list of strings"
+    if not (isinstance(env, dict) and all(isinstance(v, str) for v in env.values())):
+        return "env is not an object of strings"
+    for name in ("diff", "warnings"):
+        if not _is_strings(raw.get(name, [])):
+            return f"{name} is not a list of strings"
+    if not (isinstance(stages, dict) and all(_is_number(v) for v in stages.values())):
+        return "stages is not an object of numbers"
+    outcome = raw.get("outcome", "running")
+    if not (isinstance(outcome, str) and outcome in OUTCOMES):
+        return "outcome is not one the journal knows"
+    if not (pid is None or (_is_int(pid) and pid > 0)):
+        return "pid is not a process id"
+    return None
 
 
 def parse_attempt(raw: Any) -> Attempt:
     """A journal line's object as an Attempt, every field checked; BadRecord names the first fault.
     Fields a line may lack (older versions) take their defaults; a field of the wrong type is a fault."""
-    _need(isinstance(raw, dict), f"{_kind(raw)}, not an object")
-    number, when, pid = raw.get("number"), raw.get("time"), raw.get("pid")
-    _need(_is_int(number) and number >= 1, "number is not a whole number from 1")
-    _need(_is_number(when), "time is not a number")
-    for name in ("host", "profile", "stage", "id"):
-        _need(isinstance(raw.get(name, ""), str), f"{name} is not a string")
-    _need(_is_strings(raw.get("argv")), "argv is not a list of strings")
-    env = raw.get("env", {})
-    _need(
-        isinstance(env, dict) and all(isinstance(v, str) for v in env.values()),
-        "env is not an object of strings",
-    )
-    for name in ("diff", "warnings"):
-        _need(_is_strings(raw.get(name, [])), f"{name} is not a list of strings")
-    stages = raw.get("stages", {})
-    _need(
-        isinstance(stages, dict) and all(_is_number(v) for v in stages.values()),
-        "stages is not an object of numbers",
-    )
-    outcome = raw.get("outcome", "running")
-    _need(isinstance(outcome, str) and outcome in OUTCOMES, "outcome is not one the journal knows")
-    _need(pid is None or (_is_int(pid) and pid > 0), "pid is not a process id")
+    if not isinstance(raw, dict):
+        raise BadRecord(f"{_kind(raw)}, not an object")
+    fault = _fault(raw)
+    if fault is not None:
+        raise BadRecord(fault)
+    get = raw.get
     return Attempt(
-        number=number,
-        time=float(when),
-        host=raw.get("host", ""),
-        profile=raw.get("profile", ""),
-        argv=list(raw["argv"]),
-        env=dict(env),
-        diff=list(raw.get("diff", [])),
-        stages={str(k): float(v) for k, v in stages.items()},
-        outcome=outcome,
-        fatal=Fatal.parse(raw.get("fatal")),
-        rule=RuleBreak.parse(raw.get("rule")),
-        warnings=list(raw.get("warnings", [])),
-        stage=raw.get("stage", "starting"),
-        pid=pid,
-        verify=Proof.parse(raw.get("verify")),
-        id=raw.get("id", ""),
+        number=raw["number"],
+        time=float(raw["time"]),
+        host=get("host", ""),
+        profile=get("profile", ""),
+        argv=raw["argv"],  # fresh from json.loads: nothing else holds them
+        env=get("env", {}),
+        diff=get("diff", []),
+        stages={k: float(v) for k, v in get("stages", {}).items()},
+        outcome=get("outcome", "running"),
+        fatal=Fatal.parse(get("fatal")),
+        rule=RuleBreak.parse(get("rule")),
+        warnings=get("warnings", []),
+        stage=get("stage", "starting"),
+        pid=get("pid"),
+        verify=Proof.parse(get("verify")),
+        id=get("id", ""),
     )
 
 
@@ -562,8 +569,9 @@ def env_diff(old: Mapping[str, str], new: Mapping[str, str]) -> list[str]:
 
 
 def _cell(text: str) -> str:
-    """Table-safe: a pipe or a newline would break the row."""
-    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+    """Table-safe: a pipe or a newline would break the row, an escape from the log the terminal that
+    shows the file (textsafe)."""
+    return visible(text.replace("\n", " ")).replace("\\", "\\\\").replace("|", "\\|")
 
 
 def _row(attempt: Attempt) -> str:
@@ -607,7 +615,7 @@ def to_markdown(host: str, attempts: Sequence[Attempt]) -> str:
 
 
 def _quote(word: str) -> str:
-    return shlex.quote(word)
+    return shell_line([word])  # shlex.quote, or $'…' for a word with an escape in it
 
 
 def _code(text: str) -> str:

@@ -49,6 +49,7 @@ DIM = Style(dim=True)
 COLUMNS = ("#", "time", "profile", "outcome", "reached", "fatal / rule")
 NOT_STARTED = frozenset({"rejected", "refused"})  # outcomes of attempts that started no server
 LABEL_WIDTH = 6  # "argv  ", "stage "…
+PAGE = 100  # attempts read at a time, from the journal's end (a screen shows about 25)
 CELL_PADDING = 2  # DataTable's, one cell either side of each column
 Entry = Attempt | SweepEntry  # a row of the table
 
@@ -257,7 +258,11 @@ class JournalScreen(Screen[JournalResult | None]):
         self.journal = journal
         self.base = base
         self.readonly = readonly
-        self.attempts: list[Attempt] = []
+        self.attempts: list[Attempt] = []  # those read so far, oldest first (a page at a time, from the end)
+        self.sweeps: list[SweepEntry] = []
+        self.cursor = journal.cursor()
+        self._warned = 0  # the journal's warnings already shown
+        self._paging = False  # a page before the oldest is being read (one at a time: one cursor)
         self.entries: list[Entry] = []  # the rows: attempts, and sweeps with theirs under them
         self.marks: list[str] = []  # per row: "├ "/"└ " under a sweep, else ""
         self.exported: Path | None = None  # the last Markdown export
@@ -282,16 +287,48 @@ class JournalScreen(Screen[JournalResult | None]):
 
     @work(thread=True, exclusive=True, group="journal-read")
     def load(self) -> None:
-        attempts = self.journal.attempts()
-        sweeps = TuneStore(self.journal.host, self.journal.path.parent).entries()
+        """The newest page at once (a journal of 100k attempts is read from its end, never whole)."""
+        attempts = self.cursor.page(PAGE)[::-1]
+        store = TuneStore(self.journal.host, self.journal.path.parent, warn=self.journal.warn)
+        sweeps = store.entries()
+        self.journal.warnings.extend(store.warnings)
         self.app.call_from_thread(self._show, attempts, sweeps)
 
+    @work(thread=True, group="journal-page")
+    def load_older(self) -> None:
+        """The page before the oldest shown, when the cursor reaches the top row."""
+        older = self.cursor.page(PAGE)[::-1]
+        self.app.call_from_thread(self._prepend, older)
+
     def _show(self, attempts: list[Attempt], sweeps: list[SweepEntry] | None = None) -> None:
-        self.attempts = attempts
-        rows = arranged(attempts, sweeps or [])
-        self.entries, self.marks = [e for e, _ in rows], [m for _, m in rows]
+        self.attempts, self.sweeps = attempts, sweeps or []
+        self._arrange()
         self._fill(len(self.entries) - 1)  # the latest entry is the one to look at
         self.query_one(DataTable).focus()
+        self._say_damage()
+
+    def _prepend(self, older: list[Attempt]) -> None:
+        self._paging = False
+        table = self.query_one(DataTable)
+        selected = self.entries[table.cursor_row] if 0 <= table.cursor_row < len(self.entries) else None
+        self.attempts = older + self.attempts
+        self._arrange()
+        row = next((i for i, e in enumerate(self.entries) if e is selected), 0)
+        self._fill(row)  # the cursor stays on its entry, the older rows above it
+        self._say_damage()
+
+    def _arrange(self) -> None:
+        """The rows of what is read: a sweep older than the oldest attempt read waits for its page."""
+        oldest = self.attempts[0].time if self.attempts and not self.cursor.done else None
+        sweeps = [s for s in self.sweeps if oldest is None or s.started >= oldest]
+        rows = arranged(self.attempts, sweeps)
+        self.entries, self.marks = [e for e, _ in rows], [m for _, m in rows]
+
+    def _say_damage(self) -> None:
+        """A damaged line of the journal or the tune store: said once, as the file said it."""
+        for warning in self.journal.warnings[self._warned :]:
+            self.notify(warning, severity="warning", timeout=10, markup=False)
+        self._warned = len(self.journal.warnings)
 
     def _fill(self, row: int) -> None:
         """The rows, fitted to the table's width, with the cursor on ``row``."""
@@ -300,9 +337,9 @@ class JournalScreen(Screen[JournalResult | None]):
         self._filled_width = table.scrollable_content_region.width or self.app.size.width
         tones = Tones.of(self.app)
         rows = fitted_rows([self._row(i, tones) for i in range(len(self.entries))], self._filled_width)
-        for entry, cells in zip(self.entries, rows, strict=True):
-            key = str(entry.number) if isinstance(entry, Attempt) else f"sweep {entry.started}"
-            table.add_row(*cells, key=key)
+        for index, (entry, cells) in enumerate(zip(self.entries, rows, strict=True)):
+            key = entry.key if isinstance(entry, Attempt) else f"sweep {entry.started}"
+            table.add_row(*cells, key=f"{index} {key}")  # unique even where two lines share a number
         if 0 <= row < len(self.entries):
             table.move_cursor(row=row)
             self._detail(row)
@@ -334,6 +371,10 @@ class JournalScreen(Screen[JournalResult | None]):
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         self._detail(event.cursor_row)
+        at_top = self.query_one(DataTable).cursor_row == 0  # now, not when a refill passed row 0
+        if event.cursor_row == 0 and at_top and self.entries and not (self.cursor.done or self._paging):
+            self._paging = True
+            self.load_older()  # the top row: the page before it
 
     def _detail(self, row: int) -> None:
         if 0 <= row < len(self.entries):
