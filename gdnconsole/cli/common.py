@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import difflib
+import signal
 import sys
-from collections.abc import Collection
+from collections.abc import Collection, Iterator
 from typing import TYPE_CHECKING, NoReturn
 
 from gdnconsole.cli import sshname
@@ -34,6 +36,19 @@ def fail(message: str, code: int = EXIT_USAGE) -> NoReturn:
     """One line on stderr, no traceback, the given exit code."""
     print(f"gdnconsole: error: {message}", file=sys.stderr)
     sys.exit(code)
+
+
+@contextlib.contextmanager
+def plain_ctrl_c() -> Iterator[None]:
+    """Ctrl-C as Python's own while a question blocks the event loop (adopt's, status's host key):
+    asyncio.run's handler only cancels the task, which a blocked read never sees, so the question
+    would wait on; a KeyboardInterrupt ends the command (exit 130, cli/main.py)."""
+    previous = signal.getsignal(signal.SIGINT)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def output_console() -> Console:

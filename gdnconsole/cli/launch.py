@@ -8,17 +8,15 @@ running after the command ends, whatever it printed.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
-import signal
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import click
 
-from gdnconsole.cli.common import EXIT_FAILED, EXIT_USAGE, fail, host_named
+from gdnconsole.cli.common import EXIT_FAILED, EXIT_USAGE, fail, host_named, plain_ctrl_c
 from gdnconsole.cli.connect import connected
 from gdnconsole.config import profileset
 from gdnconsole.config.hosts import Host, Profile
@@ -288,18 +286,6 @@ async def _adopt(host: Host, pid: int | None, confirm: Callable[[str], bool]) ->
             return server.pid, False
         await launcher.adopt(session, server.pid)
         return server.pid, True
-
-
-@contextlib.contextmanager
-def plain_ctrl_c() -> Iterator[None]:
-    """Ctrl-C as Python's own while a question blocks the event loop: asyncio.run's handler only
-    cancels the task, which a blocked read never sees, so the question would wait on."""
-    previous = signal.getsignal(signal.SIGINT)
-    signal.signal(signal.SIGINT, signal.default_int_handler)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
 
 
 @click.command("adopt")

@@ -14,7 +14,7 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
-from gdnconsole.cli.common import EXIT_UNREACHABLE, host_named, output_console
+from gdnconsole.cli.common import EXIT_UNREACHABLE, host_named, output_console, plain_ctrl_c
 from gdnconsole.config.hosts import Host
 from gdnconsole.host import gpumem, launcher
 from gdnconsole.host.link import LinkState
@@ -63,7 +63,8 @@ async def look(
 
 def _confirm_on_terminal(message: str) -> bool:
     click.echo(message, err=True)
-    return click.confirm("Trust this host key and write it to known_hosts?", default=False, err=True)
+    with plain_ctrl_c():  # asked inside the event loop
+        return click.confirm("Trust this host key and write it to known_hosts?", default=False, err=True)
 
 
 def status_json(session: HostSession) -> dict[str, Any]:
