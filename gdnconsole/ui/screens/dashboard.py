@@ -488,11 +488,13 @@ class DashboardScreen(Screen[None]):
         index = self.active_index
         screen = TuneScreen(self.sessions[index], self.profile(index), self.journal(index),
                             config_path=self.config_path)  # fmt: skip
-        self.app.push_screen(screen, lambda applied: self._tuned(index, applied))
+        self.app.push_screen(screen, lambda applied: self._tuned(index, applied, screen.relaunch_asked))
 
-    def _tuned(self, index: int, applied: Profile | None) -> None:
+    def _tuned(self, index: int, applied: Profile | None, relaunch: Profile | None = None) -> None:
         if applied is not None:
             self.profiles[index] = applied  # L and R launch the tuned profile from now on
+        if relaunch is not None and not self.readonly:
+            self.launches.relaunch(index, relaunch)  # what ran before the sweep, asked for on its screen
 
     def action_prompt(self) -> None:
         """The prompt panel on the active host: test prompts, bursts, decode figures over time."""
@@ -511,16 +513,19 @@ class DashboardScreen(Screen[None]):
         from gdnconsole.ui.screens.journal import JournalScreen
         from gdnconsole.ui.screens.logscreen import log_help_sections
         from gdnconsole.ui.screens.promptpanel import RECALL_KEYS, PromptScreen
+        from gdnconsole.ui.screens.tune import TuneScreen
 
         own = [b for b in self.BINDINGS if not (self.readonly and _action(b) in LAUNCH_ACTIONS)]
         journal = [b for b in JournalScreen.BINDINGS if not (self.readonly and _action(b) == "rerun")]
         form = [b for b in FlagFormScreen.BINDINGS if not (self.readonly and _action(b) == "launch")]
+        tune = [b for b in TuneScreen.BINDINGS if not (self.readonly and _action(b) in TuneScreen.LAUNCHING)]
         sections = [
             ("dashboard", own),
             *log_help_sections([]),
             ("flag form (e)", form),
             ("journal (j)", journal),
             ("prompt panel (p)", [*PromptScreen.BINDINGS, *RECALL_KEYS]),
+            ("tune (u)", tune),
             ("confirmations", ConfirmScreen.BINDINGS),
             ("new profile name", AskNameScreen.BINDINGS),
             ("host key dialog", HostKeyScreen.BINDINGS),

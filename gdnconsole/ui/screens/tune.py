@@ -32,6 +32,7 @@ from gdnconsole.host.consolelog import record_bug
 from gdnconsole.host.journal import Journal
 from gdnconsole.host.session import HostSession
 from gdnconsole.logs.textsafe import visible
+from gdnconsole.sglang.launch import launch_spec, restore_env, restore_secrets
 from gdnconsole.tune import apply, prompts, report
 from gdnconsole.tune.grid import (
     DEFAULT_BATCHES,
@@ -46,6 +47,7 @@ from gdnconsole.tune.results import ComboResult, ranked
 from gdnconsole.tune.store import TuneStore
 from gdnconsole.tune.sweep import Options, Sweep, identity_of, run, stored
 from gdnconsole.ui.dialogs.confirm import ConfirmScreen, diff_text
+from gdnconsole.ui.models.formmodel import profile_from_argv
 from gdnconsole.ui.tones import Tones
 from gdnconsole.ui.widgets.keybar import KeyBar
 
@@ -138,8 +140,10 @@ class TuneScreen(Screen[Profile | None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+r,f5", "run", "Run sweep", priority=True, id="tune.run"),
         Binding("ctrl+b", "apply_best", "Apply best", priority=True, id="tune.apply"),
+        Binding("ctrl+l", "relaunch", "Relaunch what ran before", priority=True, id="tune.relaunch"),
         Binding("escape", "stop_or_close", "Stop / close", key_display="esc", id="tune.close"),
     ]
+    LAUNCHING: ClassVar[frozenset[str]] = frozenset({"run", "relaunch"})  # none in a read-only console
 
     def __init__(
         self,
@@ -158,8 +162,11 @@ class TuneScreen(Screen[Profile | None]):
         self.readonly = readonly
         self.sweep: Sweep | None = None
         self.running = False
+        self.ended = False  # a sweep run on this screen has ended
         self.last_message = ""
         self.applied: Profile | None = None
+        self.before: Profile | None = None  # what ran when the sweep started: offered again at its end
+        self.relaunch_asked: Profile | None = None  # the dashboard relaunches it once the screen closes
 
     def compose(self) -> ComposeResult:
         host = self.session.host.name
@@ -223,6 +230,8 @@ class TuneScreen(Screen[Profile | None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "run":
             return not self.readonly and not self.running
+        if action == "relaunch":
+            return not self.readonly and not self.running and self.before is not None and self.ended
         if action == "apply_best":
             return bool(self.sweep and self.sweep.best and not self.running and self.config_path is not None)
         return True
@@ -246,7 +255,20 @@ class TuneScreen(Screen[Profile | None]):
         )
         self.app.push_screen(dialog, lambda yes: self._start(options) if yes else None)
 
+    def _running_profile(self) -> Profile | None:
+        """The profile of the server this console runs on the host now (None: none runs), from its own
+        command line: the sweep will stop it, and its end offers it again."""
+        record = self.session.launched if self.session.launched_alive else None
+        if record is None or not record.argv:
+            return None
+        base = self.profile
+        argv = restore_secrets(record.argv, launch_spec(base).argv)  # a masked key: the profile's own
+        env = restore_env(record.env, base.env)
+        return profile_from_argv(base.name, argv, env, base)
+
     def _start(self, options: Options) -> None:
+        self.before = self._running_profile()
+        self.ended = False
         self.sweep = Sweep(identity_of(self.session, self.profile, options.load), options.load.batches)
         self.running = True
         self._fill_columns()
@@ -287,9 +309,31 @@ class TuneScreen(Screen[Profile | None]):
         if message.error:
             self.notify(visible(message.error), severity="error", timeout=10)
         self._paint()
-        self._progress(ended_text(sweep))
+        self.ended = True
+        self.refresh_bindings()
+        self._progress(f"{ended_text(sweep)} · {self._after_sweep()}")
         if sweep.results:
             self._export(sweep)
+
+    def _after_sweep(self) -> str:
+        """What runs once the sweep is over: nothing (it stops its last server), and how to get back."""
+        if self.session.server is not None and not self.session.launched_alive:
+            return "a server not started by this console runs on the host"
+        if self.before is None or self.readonly:
+            return "no server runs now: the sweep stopped its last one"
+        return f"no server runs now · {self._relaunch_key()} relaunches {self.before.name} as it ran before"
+
+    def _relaunch_key(self) -> str:
+        """The key the operator has for it (the keymap may have moved it)."""
+        keys = [
+            key for key, active in self.app.active_bindings.items() if active.binding.action == "relaunch"
+        ]
+        return keys[0] if keys else "ctrl+l"
+
+    def action_relaunch(self) -> None:
+        if self.before is not None and self.ended and not self.running:
+            self.relaunch_asked = self.before
+            self.dismiss(self.applied)
 
     @work(thread=True, group="tune-export")
     def _export(self, sweep: Sweep) -> None:
