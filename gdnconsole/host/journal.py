@@ -608,8 +608,9 @@ def to_markdown(host: str, attempts: Sequence[Attempt]) -> str:
     body = [_row(a) for a in attempts]
     commands = ["", "### Command lines", ""]
     for attempt in attempts:
-        env = " ".join(f"{k}={_quote(v)}" for k, v in attempt.env.items())
-        argv = " ".join(_quote(a) for a in attempt.argv)
+        # masked again: a line written before masking, or by hand, may hold a key
+        env = " ".join(f"{k}={_quote(v)}" for k, v in redact_env(attempt.env).items())
+        argv = " ".join(_quote(a) for a in redact(attempt.argv))
         commands.append(f"{attempt.number}. {_code((env + ' ' if env else '') + argv)}")
     return "\n".join(head + body + (commands if attempts else [])) + "\n"
 

@@ -61,3 +61,21 @@ async def test_the_journal_masks_secrets_and_reveals_them_on_purpose(tmp_path: P
         assert isinstance(again, JournalScreen)
         assert await until(pilot, lambda: "attempt 2" in detail(again), 5)
         assert KEY not in detail(again)
+
+
+async def test_the_markdown_export_masks_a_line_written_before_masking(tmp_path: Path) -> None:
+    path = secret_file(tmp_path)
+    app = form_app(form_session(tmp_path, path), path)
+    app.journal_dir = tmp_path / "journal"
+    write_journal(app.journal_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("j")
+        assert await until(pilot, lambda: isinstance(app.screen, JournalScreen), 5)
+        await pilot.press("ctrl+r", "m")  # revealed on screen: the export is masked all the same
+        exported = app.journal_dir / "ct129.md"
+        assert await until(pilot, lambda: exported.exists(), 5)
+        text = exported.read_text()
+        assert "| 1 |" in text and "--api-key" in text
+        for secret in (KEY, TOKEN, OLD_KEY, OLD_TOKEN):
+            assert secret not in text and secret not in app.clipboard
