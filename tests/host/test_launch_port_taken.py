@@ -80,3 +80,29 @@ def test_a_rejected_launch_names_its_rule_without_a_repr(cli_env: dict[str, str]
     assert done.returncode == 1
     assert "RuleBreak(" not in done.stderr + done.stdout, done.stderr
     assert "-- rejected by the checker's rule spec.topk_without_steps, nothing started" in done.stderr
+
+
+def test_tune_stops_at_once_on_a_taken_port(cli_env: dict[str, str]) -> None:
+    """The sweep launches through the same launcher: its first launch is refused, and it stops there."""
+    port = _port(cli_env)
+    holder = subprocess.Popen(
+        [sys.executable, "-I", "-c", LISTENER, str(port)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "listening\n"
+        grid = "num_steps=1 eagle_topk=1 num_draft_tokens=2"
+        done = run(cli_env, "tune", "simbox", "--grid", grid, "--requests", "2")
+        assert done.returncode == 1, done.stderr
+        stops = [line for line in done.stderr.splitlines() if line.startswith("-- the sweep stops:")]
+        assert len(stops) == 1, done.stderr
+        expected = (
+            rf"-- the sweep stops: port {port} on simbox \(127\.0\.0\.1\) is held by pid {holder.pid} "
+            r"\(python[^)]*\): nothing was started; free it, or give the profile another port"
+        )
+        assert re.fullmatch(expected, stops[0]), stops[0]
+    finally:
+        holder.kill()
+        holder.wait()
