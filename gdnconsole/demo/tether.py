@@ -28,6 +28,7 @@ import contextlib
 import json
 import os
 import signal
+import stat
 import subprocess
 import sys
 import threading
@@ -42,6 +43,7 @@ POLL_S = 0.05  # how often a stop looks whether the group has ended
 SAME_START_S = 0.05  # start times are epoch seconds rounded to clock ticks (10 ms), as the agent's
 PROCESS_NAME = "gdntether"  # then the number of servers held, in /proc/PID/comm (`ps -o comm`)
 PR_SET_NAME = 15  # prctl(2)
+PIDFILE_MAX = 1024 * 1024  # a pid file is a few hundred bytes; a bigger one is not the agent's
 
 
 class Server(NamedTuple):
@@ -69,11 +71,20 @@ class Server(NamedTuple):
 
 
 def read_pidfile(path: Path) -> Server | None:
-    """The server the agent's pid file names; None when it is missing, damaged or not a record."""
+    """The server the agent's pid file names; None when it is missing, damaged or not a record (a FIFO
+    or a link planted there is not read: a look must never block)."""
     try:
-        raw = json.loads(path.read_bytes())
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        raw = json.loads(os.read(fd, PIDFILE_MAX))
     except (OSError, ValueError):
         return None
+    finally:
+        os.close(fd)
     if not isinstance(raw, dict):
         return None
     pid, pgid, start = raw.get("pid"), raw.get("pgid"), raw.get("start_time")
@@ -254,7 +265,7 @@ def _name_self(held: int) -> None:
         libc.prctl(PR_SET_NAME, ctypes.c_char_p(f"{PROCESS_NAME} {held}".encode("ascii")), 0, 0, 0)
 
 
-def watch(stdin: IO[bytes], pidfile: Path | None) -> list[Server]:
+def watch(stdin: IO[bytes], pidfile: Path | None, grace: float = GRACE_S) -> list[Server]:
     """Hold the servers the console names until its pipe closes, then stop each that still runs;
     the servers stopped."""
     held: list[Server] = []
@@ -267,7 +278,7 @@ def watch(stdin: IO[bytes], pidfile: Path | None) -> list[Server]:
     last = read_pidfile(pidfile) if pidfile is not None else None
     if last is not None and last not in held:
         held.append(last)  # launched in the console's last moments, before it could say so
-    return [server for server in held if stop(server)]
+    return [server for server in held if stop(server, grace)]
 
 
 def main() -> None:

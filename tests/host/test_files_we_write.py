@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 import stat
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -54,7 +55,7 @@ def facts() -> HostFacts:
 
 
 # (what writes, the file it writes, the predictable temporary name the old code used)
-Writer = tuple[Callable[[Path], None], Callable[[Path], Path], Callable[[Path], Path]]
+Writer = tuple[Callable[[Path], object], Callable[[Path], Path], Callable[[Path], Path]]
 WRITERS: dict[str, Writer] = {
     "the agent's pid file": (
         lambda d: agent.write_json_file(str(d / agent.PIDFILE_NAME), {"pid": 1, "argv": [SECRET]}),
@@ -72,7 +73,7 @@ WRITERS: dict[str, Writer] = {
         lambda d: d / f"ct129.facts.json.{os.getpid()}.tmp",
     ),
     "a simulated host's settings": (
-        lambda d: simhome.prepare_home(d, {"gpus": 2}) and None,
+        lambda d: simhome.prepare_home(d, {"gpus": 2}),
         lambda d: d / "sim.json",
         lambda d: d / f".sim.json.{os.getpid()}",
     ),
@@ -107,8 +108,9 @@ def test_the_hosts_file_writer_keeps_the_files_mode_from_its_first_byte(tmp_path
     config_writer.write_example(path)
     assert mode_of(path) == 0o600  # a new hosts file may name keys
     path.chmod(0o640)  # the user's choice: a profile saved into it keeps it
-    demo = config_writer.example_config().hosts["demo"]
-    config_writer.save_profile(path, "demo", demo.profile)
+    profile = config_writer.example_config().hosts["demo"].profile
+    assert profile is not None
+    config_writer.save_profile(path, "demo", profile)
     assert mode_of(path) == 0o640
 
 
@@ -156,7 +158,7 @@ def test_safefile_says_when_random_names_keep_existing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Sixteen random names all taken can only be someone planting them: an error, not a loop."""
-    monkeypatch.setattr(safefile.secrets, "token_hex", lambda n: "0" * (2 * n))
+    monkeypatch.setattr(secrets, "token_hex", lambda n: "0" * (2 * n))
     (tmp_path / f".out.{'0' * 16}.tmp").write_text("planted")
     with pytest.raises(FileExistsError, match="random temporary names"):
         safefile.write_text(tmp_path / "out", "x")
