@@ -18,6 +18,7 @@ from gdnconsole.cli.common import fail, host_named
 from gdnconsole.config.hosts import Host
 from gdnconsole.host import hostcheck
 from gdnconsole.host.link import LinkState
+from gdnconsole.logs.textsafe import visible_lines
 from gdnconsole.sglang import flags as flagmod
 from gdnconsole.sglang.models import architecture_of, hf_cache_dir
 from gdnconsole.sglang.rules import CheckResult, check
@@ -147,5 +148,5 @@ def check_cmd(
         architecture=architecture,
         gpu_memory_mb=memory_mb,
     )
-    click.echo(json.dumps(result.to_json()) if as_json else render(result))
+    click.echo(json.dumps(result.to_json()) if as_json else visible_lines(render(result)))
     sys.exit(0 if result.ok else 1)

@@ -33,8 +33,9 @@ THEME_HELP = "Colour theme (shipped: gdn-dark, gdn-light, gdn-high-contrast; or 
 
 
 def fail(message: str, code: int = EXIT_USAGE) -> NoReturn:
-    """One line on stderr, no traceback, the given exit code."""
-    print(f"gdnconsole: error: {message}", file=sys.stderr)
+    """One line on stderr, no traceback, the given exit code. The message often carries what a host,
+    a log or a file said: shown, never obeyed (textsafe)."""
+    print(f"gdnconsole: error: {visible(message)}", file=sys.stderr)
     sys.exit(code)
 
 

@@ -11,7 +11,7 @@ import asyncio
 import json
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import click
@@ -24,6 +24,7 @@ from gdnconsole.host import launcher
 from gdnconsole.host.journal import Attempt, Journal
 from gdnconsole.host.replies import LinkLost
 from gdnconsole.host.session import HostSession
+from gdnconsole.logs.textsafe import visible
 from gdnconsole.timefmt import span
 
 
@@ -60,7 +61,7 @@ def attempt_json(attempt: Attempt) -> dict[str, Any]:
 
 
 def _to_stderr(message: str) -> None:
-    click.echo(f"-- {message}", err=True)
+    click.echo(f"-- {visible(message)}", err=True)
 
 
 PROGRESS_EVERY_S = 15.0  # a wait with no new stage says it still waits this often
@@ -158,7 +159,7 @@ def launch_cmd(
 
     def say(message: str) -> None:
         if not as_json:
-            click.echo(f"-- {message}", err=True)
+            _to_stderr(message)
 
     try:
         attempt = asyncio.run(_launch(host, profile, check=not no_check, wait=wait, timeout=timeout, say=say))
@@ -177,24 +178,31 @@ def launch_cmd(
 
 
 def _print_attempt(attempt: Attempt) -> None:
-    click.echo(f"attempt {attempt.number}: {attempt.outcome} (stage {attempt.stage})")
+    """The attempt for people: its argv, the log's fatal summary and warnings, the verification's reason
+    came from the operator, the log and the server, and are shown, never obeyed (textsafe)."""
+    for line in _attempt_lines(attempt):
+        click.echo(visible(line))
+
+
+def _attempt_lines(attempt: Attempt) -> Iterator[str]:
+    yield f"attempt {attempt.number}: {attempt.outcome} (stage {attempt.stage})"
     for change in attempt.diff:
-        click.echo(f"  {change}")
+        yield f"  {change}"
     if attempt.rule:
-        click.echo(f"  rejected by rule {attempt.rule.id}: {attempt.rule.message}")
+        yield f"  rejected by rule {attempt.rule.id}: {attempt.rule.message}"
     if attempt.fatal:
         line = attempt.fatal.line
-        click.echo(f"  fatal{f' (log line {line})' if line else ''}: {attempt.fatal.summary}")
+        yield f"  fatal{f' (log line {line})' if line else ''}: {attempt.fatal.summary}"
     for warning in attempt.warnings:
-        click.echo(f"  warning: {warning}")
+        yield f"  warning: {warning}"
     verify = attempt.verify
     if verify and verify.ok:
         took = f" in {span(verify.latency_ms / 1000)}" if verify.latency_ms is not None else ""
-        click.echo(f"  VERIFIED: the model answered{took}")
+        yield f"  VERIFIED: the model answered{took}"
     elif verify:
-        click.echo(f"  VERIFY FAILED: {verify.reason}")
+        yield f"  VERIFY FAILED: {verify.reason}"
     elif attempt.outcome == "ready":
-        click.echo("  not verified: no answer to the verification prompt yet")
+        yield "  not verified: no answer to the verification prompt yet"
 
 
 async def _stop(host: Host, grace: float, say: Any) -> launcher.StopResult | str:
@@ -238,7 +246,7 @@ def stop_cmd(host_name: str, grace: float, as_json: bool) -> None:
 
     def say(message: str) -> None:
         if not as_json:
-            click.echo(f"-- {message}", err=True)
+            _to_stderr(message)
 
     try:
         result = asyncio.run(_stop(host, grace, say))
@@ -247,7 +255,8 @@ def stop_cmd(host_name: str, grace: float, as_json: bool) -> None:
             click.echo(json.dumps({"stopped": False, "message": str(exc)}))
         fail(str(exc), EXIT_FAILED)
     if isinstance(result, str):
-        click.echo(json.dumps({"stopped": False, "running": False, "message": result}) if as_json else result)
+        nothing = {"stopped": False, "running": False, "message": result}
+        click.echo(json.dumps(nothing) if as_json else visible(result))
         return
     payload = {
         "stopped": True,
@@ -302,7 +311,7 @@ def adopt_cmd(host_name: str, pid: int | None, yes: bool, as_json: bool) -> None
     def confirm(question: str) -> bool:
         if yes:
             return True
-        click.echo(question, err=True)
+        click.echo("\n".join(map(visible, question.split("\n"))), err=True)  # the host's command lines
         with plain_ctrl_c():
             return click.confirm("Adopt it?", default=False, err=True)
 

@@ -47,10 +47,11 @@ def _who(fatal: dict[str, Any]) -> str:
 
 
 def render(data: dict[str, Any]) -> Group:
-    """The human table: stage per rank, durations, memory, the fatal error and the warnings."""
+    """The human table: stage per rank, durations, memory, the fatal error and the warnings. What the
+    log said (and the file's name) is shown, never obeyed by the terminal (ESC, bidi…: textsafe)."""
     parts: list[Any] = []
     head = Text()
-    head.append(f"{data['file']}", style="bold")
+    head.append(visible(data["file"]), style="bold")
     if not data["sglang"]:
         why = "empty" if data["lines"] == 0 else f"{data['lines']:,} lines"
         head.append(f"  {why}: not an SGLang log (no line of it is one SGLang writes)")

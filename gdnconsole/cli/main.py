@@ -20,7 +20,7 @@ from gdnconsole.cli.opener import console_options, open_hosts, theme_option
 from gdnconsole.config import hosts as config_hosts
 from gdnconsole.config import writer as config_writer
 from gdnconsole.config.hosts import ConfigError, Host
-from gdnconsole.logs.textsafe import visible
+from gdnconsole.logs.textsafe import shell_line, visible
 from gdnconsole.sglang.launch import launch_spec, redact, redact_env
 
 OPEN_COMMAND = "open"
@@ -236,7 +236,7 @@ def config_check(
     profiles = sum(len(h.profiles) for h in cfg.hosts.values())
     lines, checked, rejected = rule_report(cfg, given)
     for line in lines:
-        click.echo(line)
+        click.echo(visible(line))  # the profiles' values and what the hosts said of themselves
     if rejected:
         click.echo(f"{cfg.path}: SGLang would reject {rejected} of {checked} checked profiles")
         sys.exit(1)
@@ -456,7 +456,7 @@ def demo_cmd(
     log = simulated.log_path(host)
     env = simulated.environment(host)
     if not ui:
-        click.echo(f"-- {' '.join(spec.argv)}")
+        click.echo(f"-- {shell_line(spec.argv)}")
         click.echo(f"-- log: {log}")
         code = foreground.run(spec, env=env, cwd=simulated.workdir(host), log=log, out=sys.stdout)
     else:
@@ -475,7 +475,7 @@ def demo_cmd(
             finally:
                 tied.release()  # the tether stops whatever this did not (its files gone, say)
             with contextlib.suppress(OSError):  # the terminal may be gone (SIGHUP): stopped all the same
-                click.echo(f"-- {outcome}")
+                click.echo(f"-- {visible(outcome)}")
         return
     click.echo(f"-- server {foreground.describe_exit(code)}")
 

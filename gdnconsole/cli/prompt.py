@@ -21,6 +21,7 @@ from gdnconsole.cli.connect import connected
 from gdnconsole.config.hosts import Host
 from gdnconsole.host import prompting
 from gdnconsole.host.prompting import BurstOutcome
+from gdnconsole.logs.textsafe import visible, visible_lines
 from gdnconsole.timefmt import span
 
 
@@ -28,8 +29,9 @@ async def _ask(
     host: Host, request: ChatRequest, timeouts: Timeouts, count: int | None, echo: bool
 ) -> ChatResult | BurstOutcome:
     def show(field: str, text: str) -> None:
-        if echo:
-            click.echo(click.style(text, dim=True) if field != "content" else text, nl=False)
+        if echo:  # the server's words: its lines kept, any escape in them shown, never obeyed
+            shown = visible_lines(text)
+            click.echo(click.style(shown, dim=True) if field != "content" else shown, nl=False)
 
     async with connected(host, probe=False) as session:
         try:
@@ -63,7 +65,7 @@ def _print_burst(result: BurstResult) -> None:
         click.echo(f"  {name:<13}{cells}  ({unit})")
     click.echo(f"  total        {table['total_tokens_per_s'] or 0:.1f} tok/s")
     for error in table["errors"]:
-        click.echo(f"  error ×{error['count']}: {error['error']}")
+        click.echo(f"  error ×{error['count']}: {visible(error['error'])}")
 
 
 @click.command("prompt")
@@ -121,9 +123,9 @@ def prompt_cmd(
             click.echo(json.dumps(outcome.to_json()))
         else:
             if not request.stream or not outcome.chunks:
-                click.echo(outcome.text, nl=False)
+                click.echo(visible_lines(outcome.text), nl=False)
             click.echo("")
-            click.echo(_figures(outcome), err=True)
+            click.echo(visible(_figures(outcome)), err=True)
             if outcome.error:
-                click.echo(f"gdnconsole: error: {outcome.error}", err=True)
+                click.echo(f"gdnconsole: error: {visible(outcome.error)}", err=True)
     sys.exit(0 if ok else EXIT_FAILED)

@@ -19,7 +19,7 @@ from gdnconsole.config.hosts import Host
 from gdnconsole.host import gpumem, launcher
 from gdnconsole.host.link import LinkState
 from gdnconsole.host.session import HostSession
-from gdnconsole.logs.textsafe import visible
+from gdnconsole.logs.textsafe import visible, visible_lines
 from gdnconsole.sglang.summary import BACKEND_NAMES, kernels
 from gdnconsole.timefmt import span
 
@@ -62,7 +62,7 @@ async def look(
 
 
 def _confirm_on_terminal(message: str) -> bool:
-    click.echo(message, err=True)
+    click.echo(visible_lines(message), err=True)  # what the link said of the host's key
     with plain_ctrl_c():  # asked inside the event loop
         return click.confirm("Trust this host key and write it to known_hosts?", default=False, err=True)
 
@@ -120,7 +120,7 @@ def render(session: HostSession) -> Group:
             table.add_row(
                 str(gpu["index"]),
                 visible(str(gpu["name"])),
-                gpu["rank"] or "–",
+                visible(gpu["rank"] or "–"),
                 f"{gpu['used_mib']} / {gpu['total_mib']} MiB",
                 _split_text(gpu["memory"]),
                 util,
@@ -133,7 +133,7 @@ def render(session: HostSession) -> Group:
     server = data["server"]
     if server:
         line = Text(f"server pid {server['pid']} (group {server['pgid']}), port {server['port']}: ")
-        line.append(server["stage"], style="green" if server["ready"] else "yellow")
+        line.append(visible(server["stage"]), style="green" if server["ready"] else "yellow")
         if server["verified"] is not None:
             line.append(
                 "  VERIFIED"

@@ -180,7 +180,7 @@ def _export(done: sweep.Sweep) -> tuple[Path, Path] | None:
 
 
 def say(message: str) -> None:
-    click.echo(message, err=True)
+    click.echo(visible(message), err=True)  # errors and diffs carry what the host and the file said
 
 
 def _apply(host: Host, profile: Profile, done: sweep.Sweep, yes: bool) -> None:

@@ -54,12 +54,13 @@ def visible_lines(text: str) -> str:
 
 
 def _ansi_c(match: re.Match[str]) -> str:
+    """Bash's escape for a character: ``\\xHH`` is a byte there, so past ASCII it is ``\\u``/``\\U``."""
     code = ord(match.group())
     if code < 0x80:
         return f"\\x{code:02x}"
     if 0xDC80 <= code <= 0xDCFF:
         return f"\\x{code - 0xDC00:02x}"  # an undecodable byte (surrogateescape): that byte again
-    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
+    return f"\\U{code:08x}" if code >> 16 else f"\\u{code:04x}"
 
 
 def _shell_word(word: str) -> str:

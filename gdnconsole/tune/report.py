@@ -114,26 +114,28 @@ def chart_lines(sweep: Sweep, width: int = BAR_WIDTH) -> list[str]:
 
 
 def _cell(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+    return visible(text.replace("\n", " ")).replace("\\", "\\\\").replace("|", "\\|")
 
 
 def markdown(sweep: Sweep) -> str:
     ident = sweep.identity
     when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(sweep.started))
     head, rows = table_rows(sweep)
-    lines = [
-        f"## Speculative sweep on {ident.host}, {when}",
-        "",
+    measured_on = (  # the GPU names and the version are what the host said
         f"Measured on {ident.host} ({', '.join(ident.gpus) or 'GPUs unknown'}), "
         f"SGLang {ident.sglang or '?'}, "
         f"model {ident.model}, prompts {ident.prompts}, flags {ident.flags}"
-        + (" — interrupted" if sweep.interrupted else ""),
+    )
+    lines = [
+        f"## Speculative sweep on {visible(ident.host)}, {when}",
+        "",
+        visible(measured_on) + (" — interrupted" if sweep.interrupted else ""),
         "",
         "| " + " | ".join(_cell(h) for h in head) + " |",
         "|" + "---|" * len(head),
     ]
     lines += ["| " + " | ".join(_cell(c) for c in row) + " |" for row in rows]
-    lines += [""] + [f"- For every combination: {_cell(visible(n))}" for n in common_notices(sweep)]
+    lines += [""] + [f"- For every combination: {_cell(n)}" for n in common_notices(sweep)]
     best = sweep.best
     if best is not None:
         lines += ["", f"Best: {best.combo.label} at batch {best.batch}, {best.speedup:.2f}× the baseline."]
@@ -161,6 +163,7 @@ def csv_text(sweep: Sweep) -> str:
             "startup_s": result.startup_s, "kv_tokens": result.kv_tokens,
             "rule": f"{result.rule[0]}: {result.rule[1]}" if result.rule else "", "fatal": result.fatal or "",
         }  # fmt: skip
+        common = {k: visible(v) if isinstance(v, str) else v for k, v in common.items()}  # the host's words
         if not result.by_batch:
             writer.writerow(common)
         for batch, figures in sorted(result.by_batch.items()):

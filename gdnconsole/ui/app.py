@@ -23,6 +23,7 @@ from textual.widgets._toast import ToastRack
 from gdnconsole.config.hosts import Host
 from gdnconsole.host import mirrordir
 from gdnconsole.host.session import HostSession
+from gdnconsole.logs.textsafe import visible
 from gdnconsole.ui import theme, toastlimit
 from gdnconsole.ui.commands import binding_commands
 from gdnconsole.ui.screens.dashboard import DASHBOARD_KEYMAP, DashboardScreen, HostChanged
@@ -111,7 +112,8 @@ class DashboardApp(ThemedApp):
         self._set_titles()
 
     def _set_titles(self) -> None:
-        self.sub_title = " · ".join([*(s.host.name for s in self.sessions), *(["read-only"] * self.readonly)])
+        names = [visible(s.host.name) for s in self.sessions]  # a name typed as an ssh target, too
+        self.sub_title = " · ".join([*names, *(["read-only"] * self.readonly)])
 
     def get_default_screen(self) -> Screen[Any]:
         # The dashboard is the first screen itself, not pushed on an empty one from on_mount: Textual

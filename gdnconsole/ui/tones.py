@@ -12,7 +12,7 @@ from textual.app import App
 from textual.theme import Theme
 from textual.widget import Widget
 
-from gdnconsole.logs.textsafe import visible
+from gdnconsole.logs.textsafe import visible_lines
 from gdnconsole.timefmt import span
 
 
@@ -65,7 +65,7 @@ class Tones:
 
 def model_text(text: str) -> str:
     """Text from a model, safe to show: every control character visible, except newlines and tabs."""
-    return "\n".join(visible(line) for line in text.split("\n"))
+    return visible_lines(text)
 
 
 def ms(value: float | None) -> str:

@@ -91,6 +91,9 @@ def test_escapes_by_range() -> None:
         (["c1\x9b", "rtl\u202e", "tag\U000e0001"], "$'c1\\u009b' $'rtl\\u202e' $'tag\\U000e0001'"),
         (["byte\udcff"], "$'byte\\xff'"),  # undecodable byte 0xff: written back as that byte
         (["\x7f"], "$'\\x7f'"),
+        (["\x80\xad"], "$'\\u0080\\u00ad'"),  # in bash, \\x80 would be a byte, not U+0080
+        (["\udc80", "\udd00"], "$'\\x80' $'\\udd00'"),  # a byte; a surrogate that stands for none
+        (["\U0001d173", "\ufffb"], "$'\\U0001d173' $'\\ufffb'"),
     ],
 )
 def test_a_command_line_quotes_controls_in_ansi_c(argv: list[str], line: str) -> None:
@@ -100,7 +103,7 @@ def test_a_command_line_quotes_controls_in_ansi_c(argv: list[str], line: str) ->
 
 @pytest.mark.skipif(shutil.which("bash") is None, reason="bash reads the ANSI-C quoting back")
 def test_a_command_line_pasted_into_bash_gives_back_the_same_words() -> None:
-    words = ["plain", "a b", "it's", "\x1b]0;PWNED\x07", "x\\y\u202e\x9b", "new\nline\t", "\x01\x7f", "é"]
+    words = ["plain", "a b", "it's", "\x1b]0;PWNED\x07", "x\\y\u202e\x9b", "new\nline\t", "\x01\x7f\x80", "é"]
     script = "for w in " + shell_line(words) + "; do printf '%s\\0' \"$w\"; done"
     env = {**os.environ, "LC_ALL": "C.UTF-8"}
     out = subprocess.run(["bash", "-c", script], capture_output=True, env=env, check=True, timeout=10).stdout

@@ -12,6 +12,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
+from gdnconsole.logs.textsafe import visible, visible_lines
 from gdnconsole.ui.keybar import KeyBar
 
 
@@ -42,9 +43,9 @@ class HostKeyScreen(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Static(Text(f"Unknown host: {self.host}", Style(bold=True)))
-            yield Static(Text(self.message), id="hostkey-message")
-            yield Static(Text(self.fingerprint), id="hostkey-fingerprint")
+            yield Static(Text(f"Unknown host: {visible(self.host)}", Style(bold=True)))
+            yield Static(Text(visible_lines(self.message)), id="hostkey-message")  # what SSH said
+            yield Static(Text(visible(self.fingerprint)), id="hostkey-fingerprint")
             yield Static(Text("Trust this key and write it to known_hosts? Compare it with the real host's."))
             with Horizontal():
                 yield Button("Yes, trust it (y)", id="hostkey-yes", variant="warning")

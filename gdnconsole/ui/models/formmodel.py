@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields, replace
 
 from gdnconsole.config.hosts import Profile, Speculative
+from gdnconsole.logs.textsafe import shell_line
 from gdnconsole.sglang.launch import (
     SPECULATIVE_FLAGS,
     LaunchSpec,
@@ -279,11 +280,12 @@ def parse_args(text: str, errors: dict[str, str]) -> tuple[str, ...]:
 
 def command_text(spec: LaunchSpec, *, secrets: bool = False) -> str:
     """The exact command, pasteable into a shell: ``env K=V … python3 -m sglang.launch_server …``. API
-    keys and tokens are masked unless ``secrets`` (the user copies the command to run it)."""
+    keys and tokens are masked unless ``secrets`` (the user copies the command to run it). A word with a
+    control or format character is written in bash's ANSI-C quoting: exact, and never sent raw."""
     env_values = spec.env if secrets else redact_env(spec.env)
     argv = list(spec.argv) if secrets else redact(spec.argv)
     env = [f"{k}={v}" for k, v in env_values.items()]
-    return shlex.join(["env", *env, *argv] if env else argv)
+    return shell_line(["env", *env, *argv] if env else argv)
 
 
 # -- argv → profile (a journal's attempt, loaded back into the form) ------------------------------

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from gdnconsole.host.gpumem import server_parts
 from gdnconsole.host.ranks import RankPlacement
+from gdnconsole.logs.textsafe import visible
 from gdnconsole.sglang.tracker import Startup
 
 if TYPE_CHECKING:
@@ -69,11 +70,11 @@ def server_pids(server: Server | None) -> set[int]:
 
 
 def _orphan_titles(orphans: Sequence[Rank]) -> dict[int, str]:
-    return {o.pid: o.title or o.rank or "sglang" for o in orphans}
+    return {o.pid: visible(o.title or o.rank or "sglang") for o in orphans}  # as the host named them
 
 
 def _holder(proc: GpuProcess, orphans: Mapping[int, str]) -> Holder:
-    name = os.path.basename(proc.name or "") or "?"
+    name = visible(os.path.basename(proc.name or "") or "?")
     return Holder(pid=proc.pid, name=name, mib=proc.used_mib, orphan=orphans.get(proc.pid))
 
 
@@ -108,7 +109,7 @@ def gpu_rows(
         rows.append(
             GpuRow(
                 index=gpu.index,
-                name=short_gpu_name(gpu.name or "GPU"),
+                name=visible(short_gpu_name(gpu.name or "GPU")),
                 rank=rank,
                 total=total,
                 used=used,

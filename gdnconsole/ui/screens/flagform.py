@@ -32,6 +32,7 @@ from gdnconsole.host import journal
 from gdnconsole.host.consolelog import record_bug
 from gdnconsole.host.jsonlines import write_private
 from gdnconsole.host.session import HostSession
+from gdnconsole.logs.textsafe import visible
 from gdnconsole.sglang import rules
 from gdnconsole.sglang.findings import Finding
 from gdnconsole.sglang.launch import launch_spec, redact, secret_values, server_args
@@ -347,7 +348,7 @@ class FlagFormScreen(Screen[FormResult]):
         self._paint()
 
     def _paint_state(self, tones: Tones) -> None:
-        out = Text(f"{self.facts.describe()} · ", DIM)
+        out = Text(f"{visible(self.facts.describe())} · ", DIM)  # what the host said of itself
         out.append("● unsaved changes" if self.dirty else "saved", tones.bad if self.dirty else DIM)
         if self.revealed:
             out.append(" · secrets shown", tones.warning)
@@ -372,7 +373,7 @@ class FlagFormScreen(Screen[FormResult]):
         parsed = Text(f"→ {len(self.parsed.args)} argument{'s' if len(self.parsed.args) != 1 else ''}: ")
         for arg in self.parsed.args if self.revealed else redact(self.parsed.args):  # keys masked
             parsed.append("‹")
-            parsed.append(arg, tones.primary)
+            parsed.append(visible(arg), tones.primary)
             parsed.append("› ")
         self.query_one("#ff-args-parsed", Static).update(parsed)
 

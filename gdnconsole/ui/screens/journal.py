@@ -9,7 +9,6 @@ theme's tones, painted again when the theme changes.
 
 from __future__ import annotations
 
-import shlex
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +26,7 @@ from textual.widgets import DataTable, Static
 from gdnconsole import safefile
 from gdnconsole.config.hosts import Profile
 from gdnconsole.host.journal import Attempt, Journal
+from gdnconsole.logs.textsafe import shell_line, visible
 from gdnconsole.sglang.launch import (
     launch_spec,
     redact,
@@ -108,12 +108,12 @@ def cause_text(attempt: Attempt, tones: Tones) -> Text:
     the cause of a verified or timed-out attempt)."""
     rule, fatal = attempt.rule, attempt.fatal
     if rule:
-        return Text(f"rule {rule.id}: {rule.message}", tones.error)
-    if fatal:
-        return Text((f"L{fatal.line}: " if fatal.line else "") + fatal.summary, tones.error)
+        return Text(visible(f"rule {rule.id}: {rule.message}"), tones.error)
+    if fatal:  # the log's words: shown, never obeyed
+        return Text((f"L{fatal.line}: " if fatal.line else "") + visible(fatal.summary), tones.error)
     proof = attempt.verify
     if proof is not None and proof.ok is False:
-        return Text(f"no answer: {proof.reason or 'unknown'}", tones.warning)
+        return Text(visible(f"no answer: {proof.reason or 'unknown'}"), tones.warning)
     count = len(attempt.warnings)
     return Text(f"{count} warning{'s' * (count != 1)} (below)", DIM) if count else Text("")
 
@@ -215,16 +215,16 @@ def detail_text(attempt: Attempt, width: int, tones: Tones, secrets: tuple[str, 
     else:
         argv = restore_secrets(attempt.argv, secrets)
         env_values = {name: unmask(value, secrets) for name, value in attempt.env.items()}
-    env = " ".join(f"{k}={shlex.quote(v)}" for k, v in env_values.items())
+    env = " ".join(f"{k}={shell_line([v])}" for k, v in env_values.items())
     fields = [
-        ("argv", Text(shlex.join(argv))),
+        ("argv", Text(shell_line(argv))),  # an escape in an argument is written $'\x1b…', never sent
         ("env", Text(env) if env else Text("(none)", DIM)),
         ("stage", stages_text(attempt, tones)),
         (
             "diff",
             diff_text(attempt.diff, tones) if attempt.diff else Text("(first attempt, or no change)", DIM),
         ),
-        *(("warn", Text(warning, tones.warning)) for warning in attempt.warnings),
+        *(("warn", Text(visible(warning), tones.warning)) for warning in attempt.warnings),
     ]
     for label, value in fields:
         # Each line of a value (a diff has several) starts in the value's column.

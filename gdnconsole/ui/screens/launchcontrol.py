@@ -23,6 +23,7 @@ from gdnconsole.host import launcher
 from gdnconsole.host.consolelog import record_bug
 from gdnconsole.host.journal import Attempt, Journal, RuleBreak
 from gdnconsole.host.session import HostSession
+from gdnconsole.logs.textsafe import visible
 from gdnconsole.sglang.launch import launch_spec
 from gdnconsole.timefmt import duration
 from gdnconsole.ui.dialogs.confirm import ConfirmScreen, relaunch_dialog, stop_dialog
@@ -59,10 +60,10 @@ def outcome_text(attempt: Attempt, tones: Tones) -> Text:
         return Text(f"✔ attempt {attempt.number} {attempt.outcome}", tones.good)
     out = Text(f"✖ attempt {attempt.number} {attempt.outcome}", tones.bad)
     if attempt.rule:
-        out.append(f": {attempt.rule.message}")
-    elif attempt.fatal:
+        out.append(visible(f": {attempt.rule.message}"))
+    elif attempt.fatal:  # the log's words: shown, never obeyed
         line = attempt.fatal.line
-        out.append(f": {attempt.fatal.summary}" + (f" (log line {line})" if line else ""))
+        out.append(visible(f": {attempt.fatal.summary}") + (f" (log line {line})" if line else ""))
     return out
 
 
@@ -309,7 +310,7 @@ class LaunchControl:
 
     def _offer_form(self, index: int, profile: Profile, attempt: Attempt) -> None:
         rule = attempt.rule or RuleBreak("?", "rejected by our rules")
-        body = Text(rule.message)
+        body = Text(visible(rule.message))
         source = f" · {rule.source}" if rule.source else ""
         body.append(f"\n\nrule {rule.id}{source}", Style(dim=True))
         where = field_of(rule.flag) or "args"

@@ -244,7 +244,7 @@ class LogViewApp(ThemedApp):
         self.path = path
         self.follow = follow
         self.poll_interval = poll_interval
-        self.sub_title = str(path)
+        self.sub_title = visible(str(path))  # a file's name may hold an escape too
 
     def on_mount(self) -> None:
         self.push_screen(

@@ -26,6 +26,7 @@ from gdnconsole.chat.model import ChatError, ChatRequest, ChatResult
 from gdnconsole.host import prompting
 from gdnconsole.host.prompthistory import PromptHistory
 from gdnconsole.host.session import HostSession
+from gdnconsole.logs.textsafe import visible
 from gdnconsole.sglang import chatext
 from gdnconsole.ui.dialogs.help import HelpScreen
 from gdnconsole.ui.keybar import KeyBar
@@ -160,13 +161,14 @@ class PromptScreen(Screen[None]):
 
     def _paint_session(self) -> None:
         session, tones = self.session, Tones.of(self.app)
-        parts = [Text("Prompt", tones.primary + Style(bold=True)), Text(session.host.name, Style(bold=True))]
+        name = Text(visible(session.host.name), Style(bold=True))
+        parts = [Text("Prompt", tones.primary + Style(bold=True)), name]
         profile = session.host.profile
         if profile is not None and profile.model:
-            parts.append(Text(profile.model))
+            parts.append(Text(visible(profile.model)))
         version = session.facts.sglang
-        if version:
-            parts.append(Text(f"SGLang {version}", tones.muted))
+        if version:  # as the host said it
+            parts.append(Text(f"SGLang {visible(version)}", tones.muted))
         parts.append(serving_text(session, tones))
         head = Text(" · ", tones.muted).join(parts)
         head.no_wrap, head.overflow = True, "ellipsis"

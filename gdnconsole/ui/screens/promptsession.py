@@ -9,6 +9,7 @@ from textual.message import Message
 
 from gdnconsole.chat.model import Health
 from gdnconsole.host.session import HostSession
+from gdnconsole.logs.textsafe import visible
 from gdnconsole.ui.tones import Tones, ms
 
 
@@ -31,12 +32,13 @@ def serving_text(session: HostSession, tones: Tones) -> Text:
     if state.verified:
         return Text.assemble(("✔ verified", tones.good), (f" {ms(state.latency_ms)}", tones.muted))
     if state.verified is False:
-        return Text.assemble(("✖ not verified", tones.bad), (f": {state.reason or 'no answer'}", tones.muted))
+        reason = visible(state.reason or "no answer")  # what the server or the link said
+        return Text.assemble(("✖ not verified", tones.bad), (f": {reason}", tones.muted))
     health: dict[Health | None, tuple[str, Style]] = {
         Health.OK: ("● healthy", tones.good),
         Health.STARTING: ("◐ warming up (503)", tones.warn),
         Health.REFUSED: ("◌ not listening yet", tones.muted),
-        Health.ERROR: (f"✖ {state.health_message}", tones.bad),
+        Health.ERROR: (f"✖ {visible(state.health_message or '')}", tones.bad),
     }
     words, style = health.get(state.health, ("◌ health not checked yet", tones.muted))
     return Text(words, style)

@@ -20,6 +20,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Static
 
 from gdnconsole.chat.model import ChatRequest, ChatResult
+from gdnconsole.logs.textsafe import visible
 from gdnconsole.ui.tones import Repaints, Tones, model_text, ms, rate, seconds, styled
 
 ACCEPT_SOURCES = {"request": "this request", "server": "server avg"}
@@ -242,7 +243,7 @@ class AnswerView(Repaints, Vertical):
             status.append(f" in {seconds(result.total_ms)} · HTTP {result.status} · {how}", tones.muted)
         else:
             status = styled("✖ ", tones.bad)
-            status.append(result.error or "the request failed", tones.bad)
+            status.append(visible(result.error or "the request failed"), tones.bad)  # the server's words
         self.query_one("#answer-status", Static).update(status)
         self.query_one(Figures).show(result_figures(result, tones), tones)
 
@@ -250,7 +251,7 @@ class AnswerView(Repaints, Vertical):
         """The request could not be sent at all (no endpoint, no link), or the form is wrong."""
         self.live, self.result = None, None
         self._again = lambda: self.fail(message)
-        self.query_one("#answer-status", Static).update(Text(f"✖ {message}", self.tones.bad))
+        self.query_one("#answer-status", Static).update(Text(f"✖ {visible(message)}", self.tones.bad))
 
     def cancel(self, now: float) -> ChatResult | None:
         """The user stopped the request: keep what came, say so; the partial result for the history."""

@@ -12,6 +12,7 @@ from textual.containers import Vertical
 
 from gdnconsole.host.link import LinkState
 from gdnconsole.host.session import HostSession
+from gdnconsole.logs.textsafe import visible, visible_lines
 from gdnconsole.sglang.stages import Severity
 from gdnconsole.ui.models.gpurows import gpu_rows
 from gdnconsole.ui.theme import LogPalette
@@ -52,14 +53,14 @@ def gpu_message(session: HostSession, palette: LogPalette) -> Text | None:
     """What to say above (or instead of) the GPU rows (in the theme's colours, as the status bar)."""
     error, warning = palette.severities[Severity.ERROR], palette.severities[Severity.WARNING]
     if session.link in _FAILED and session.link_message:
-        return Text(session.link_message, error)
+        return Text(visible_lines(session.link_message), error)  # what SSH or the host said
     if session.link is LinkState.UNKNOWN_HOST:
-        return Text(session.link_message or "unknown host key", warning)
+        return Text(visible_lines(session.link_message or "unknown host key"), warning)
     if session.gpus:
         return None
     if session.hello is not None and session.nvml_source == "none":
         reason = session.hello.nvml.reason or "neither NVML nor nvidia-smi answers"
-        return Text.assemble(("no GPU data", warning + Style(bold=True)), f": {reason}")
+        return Text.assemble(("no GPU data", warning + Style(bold=True)), f": {visible(reason)}")
     if session.link is LinkState.CONNECTED:
         return Text("waiting for the first GPU sample…", palette.dim)
     return Text(f"connecting to {session.host.name}…", palette.dim)

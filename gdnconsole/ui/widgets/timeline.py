@@ -143,11 +143,11 @@ def render_timeline(
     if data.later is not None:  # whole, wrapped: the reason the figures below are not the log's last
         out.append(f"{data.later}\n", palette.severities[Severity.WARNING])
     if ending is not None and ending.kind == "foreign":
-        out.append(f"{ending.text}\n", palette.severities[Severity.WARNING])
+        out.append(f"{visible(ending.text)}\n", palette.severities[Severity.WARNING])
     ended = ending is not None and ending.kind == "ended"
     if ended and data.fatal is None:
         assert ending is not None
-        out.append(f"■ {ending.text}\n", palette.dim + Style(bold=True))
+        out.append(f"■ {visible(ending.text)}\n", palette.dim + Style(bold=True))
     else:
         _state_line(out, data, palette)
     out.append("\n")
@@ -214,13 +214,13 @@ def _verdict_line(out: Text, verdict: Verdict, palette: LogPalette) -> None:
     ok, detail = verdict
     if ok is True:
         out.append(f"✓ {'verified':<16}", palette.stages[Stage.READY] + Style(bold=True))
-        out.append(f"{detail.removeprefix('answered in ')}\n", palette.dim)
+        out.append(f"{visible(detail.removeprefix('answered in '))}\n", palette.dim)
     elif ok is False:
         out.append(f"✖ {'verify failed':<16}\n", palette.severities[Severity.FATAL])
-        out.append(f"  {detail[:120]}\n", palette.severities[Severity.ERROR])
+        out.append(f"  {visible(detail[:120])}\n", palette.severities[Severity.ERROR])  # the server's
     else:
         out.append(f"  {'verified':<16}", palette.dim)
-        out.append(f"\n  {detail}\n", palette.dim)
+        out.append(f"\n  {visible(detail)}\n", palette.dim)
 
 
 def _numbers(out: Text, data: TimelineData) -> None:
@@ -262,7 +262,7 @@ def _fatal(out: Text, fatal: Fatal, palette: LogPalette) -> None:
     elif fatal.process:
         out.append(f"{fatal.process} ", palette.dim)
     out.append(f"in {fatal.stage.label}\n", palette.severities[Severity.ERROR])
-    out.append(fatal.summary[:300], palette.severities[Severity.ERROR])
+    out.append(visible(fatal.summary[:300]), palette.severities[Severity.ERROR])  # the log's words
     if fatal.hint:
         out.append(f"\n{fatal.hint}", palette.severities[Severity.WARNING])
 
