@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from gdnconsole.sglang import servingtables as serving
 from gdnconsole.sglang.rulekit import Ctx, Resolve, Rule, Step
 
 # (upper bound in MiB, chunked prefill size) per GPU memory tier; None: SGLang could not read the memory.
@@ -579,28 +580,32 @@ def nnodes_rule(source: str) -> Rule:
 
 
 def check_server_args_0_5_11() -> list[Step]:
-    """``ServerArgs.check_server_args`` (511 server_args.py:6770-6826), after all of ``__post_init__``."""
+    """``ServerArgs.check_server_args`` (511 server_args.py:6770-6940), after all of ``__post_init__``."""
     return [
         nnodes_rule(S11("6774-6777")),
         pp_spec_0_5_11(S11("6785-6788")),
         multi_node_dp("0.5.11", S11("6790-6792")),
         moe_dense_tp_rule("0.5.11", S11("6797-6801")),
+        *serving.lora_rules_0_5_11(),  # check_lora_server_args (:6812)
         *chunk_page_rules(S11("6821-6826")),
         priority_policy_rule(S11("6862-6866")),
         conservativeness_rule(S11("6914-6916")),
+        serving.two_batch_overlap_0_5_11(),
     ]
 
 
 def check_server_args_0_5_23() -> list[Step]:
-    """``check_server_args`` (523 arg_groups/validation_hook.py:172-246), after ``resolve_once``."""
+    """``check_server_args`` (523 arg_groups/validation_hook.py:172-346), after ``resolve_once``."""
     return [
         nnodes_rule(S23("177-181", "arg_groups/validation_hook.py")),
         *pp_spec_0_5_23(),
         multi_node_dp("0.5.23", S23("199-202", "arg_groups/validation_hook.py")),
         moe_dense_tp_rule("0.5.23", S23("207-211", "arg_groups/validation_hook.py")),
+        *serving.lora_rules_0_5_23(),  # check_lora_server_args (validation_hook.py:222)
         *chunk_page_rules(S23("241-246", "arg_groups/validation_hook.py")),
         priority_policy_rule(S23("282-287", "arg_groups/validation_hook.py")),
         conservativeness_rule(S23("314-316", "arg_groups/validation_hook.py")),
+        serving.two_batch_overlap_0_5_23(),  # check_two_batch_overlap (validation_hook.py:346)
     ]
 
 

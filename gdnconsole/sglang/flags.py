@@ -13,6 +13,7 @@ import json
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from decimal import Decimal
 from functools import cache
 
 from gdnconsole.sglang import flagtables
@@ -59,6 +60,180 @@ class FlagTable:
     by_option: dict[str, Flag] = field(repr=False)  # in the parser's registration order
 
 
+# Choices SGLang fills from its parser registries when the parser is built, which the generated tables
+# could not read (flagtables.py). 0.5.11: ReasoningParser.DetectorMap (srt/parser/reasoning_parser.py:542-561)
+# and FunctionCallParser.ToolCallParserEnum (srt/function_call/function_call_parser.py:54-80). 0.5.23:
+# "auto" and the name lists (srt/server_args.py:70-87, 367-385; srt/parser/reasoning_parser_names.py;
+# srt/function_call/parser_names.py). Read through SGLang's own argparse from the wheels (issue 26).
+REGISTRY_CHOICES_0_5_11: dict[str, tuple[str, ...]] = {
+    "reasoning_parser": (
+        "deepseek-r1",
+        "deepseek-v3",
+        "glm45",
+        "hunyuan",
+        "gpt-oss",
+        "kimi",
+        "kimi_k2",
+        "mimo",
+        "qwen3",
+        "qwen3-thinking",
+        "minimax",
+        "minimax-append-think",
+        "step3",
+        "step3p5",
+        "mistral",
+        "nemotron_3",
+        "interns1",
+        "gemma4",
+    ),
+    "tool_call_parser": (
+        "deepseekv3",
+        "deepseekv31",
+        "deepseekv32",
+        "glm",
+        "glm45",
+        "glm47",
+        "gpt-oss",
+        "kimi_k2",
+        "lfm2",
+        "llama3",
+        "mimo",
+        "mistral",
+        "pythonic",
+        "qwen",
+        "qwen25",
+        "qwen3_coder",
+        "step3",
+        "step3p5",
+        "minimax-m2",
+        "trinity",
+        "interns1",
+        "hermes",
+        "hunyuan",
+        "gigachat3",
+        "gemma4",
+    ),
+}
+REGISTRY_CHOICES_0_5_23: dict[str, tuple[str, ...]] = {
+    "reasoning_parser": (
+        "auto",
+        "apertus2509",
+        "beam",
+        "deepseek-r1",
+        "deepseek-v3",
+        "deepseek-v4",
+        "deepseek-v41",
+        "dots",
+        "glm45",
+        "ling3",
+        "hunyuan",
+        "gpt-oss",
+        "k2_horizon",
+        "kimi",
+        "kimi_k2",
+        "kimi_k3",
+        "mimo",
+        "muse",
+        "poolside_v1",
+        "qwen3",
+        "qwen3-thinking",
+        "minimax",
+        "minimax-append-think",
+        "minimax-m3",
+        "nanbeige",
+        "step3",
+        "step3p5",
+        "mistral",
+        "nemotron_3",
+        "granite_thinking_parser",
+        "interns1",
+        "gemma4",
+        "inkling",
+        "iquest_q1",
+        "cohere_command4",
+        "gigachat35",
+        "response_template",
+    ),
+    "tool_call_parser": (
+        "auto",
+        "apertus2509",
+        "beam",
+        "cohere_command4",
+        "deepseekv3",
+        "deepseekv31",
+        "deepseekv32",
+        "deepseekv4",
+        "deepseekv41",
+        "dots",
+        "glm",
+        "glm45",
+        "glm47",
+        "gpt-oss",
+        "k2_horizon",
+        "kimi_k2",
+        "kimi_k3",
+        "lfm2",
+        "ling3",
+        "llama3",
+        "mimo",
+        "minicpm5",
+        "mistral",
+        "muse",
+        "poolside_v1",
+        "pythonic",
+        "qwen",
+        "qwen25",
+        "qwen3_coder",
+        "spark25",
+        "step3",
+        "step3p5",
+        "minimax-m2",
+        "minimax-m3",
+        "nanbeige",
+        "trinity",
+        "interns1",
+        "hermes",
+        "hunyuan",
+        "gigachat3",
+        "gigachat35",
+        "gemma4",
+        "inkling",
+        "iquest_q1",
+        "response_template",
+    ),
+}
+
+
+# Flags SGLang reads with ``human_readable_int`` (``32k``, ``1Mi``; 511 server_args.py:4267-4272, 4505,
+# 4531; 523 arg_groups/fields/model.py:110-117, schedule.py:39-81, exec_.py:648-660). The generated tables
+# name their type str (0.5.11) or int (0.5.23): both wrong for ``32k`` (issue 26).
+HUMAN_INT_DESTS = frozenset(
+    {"context_length", "max_total_tokens", "max_prefill_tokens", "cuda_graph_prefill_max_context"}
+)
+_SI = {"k": 10**3, "M": 10**6, "G": 10**9, "T": 10**12}
+_IEC = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40}
+
+
+def human_readable_int(text: str) -> int:
+    """SGLang's ``human_readable_int`` (511 srt/utils/common.py:2328-2363): ValueError for what it refuses."""
+    value = text.strip()
+    match = re.fullmatch(r"(\d+(?:\.\d+)?)(Ki|Mi|Gi|Ti|k|M|G|T)", value)
+    if match:
+        number, suffix = match.groups()
+        if suffix in _IEC:
+            if "." in number:
+                raise ValueError(f"Decimals are not allowed with IEC suffixes like '{suffix}'.")
+            return int(number) * _IEC[suffix]
+        return int(Decimal(number) * _SI[suffix])
+    return int(value)
+
+
+def _what_it_takes(type_: str | None) -> str:
+    if type_ == "human_readable_int":
+        return "an integer, optionally with a suffix: 32k, 1M, 128Ki"
+    return "an integer" if type_ == "int" else f"a {type_}"
+
+
 def _rows(version: Version) -> tuple[flagtables.Row, ...]:
     return flagtables.FLAGS_0_5_23 if version >= (0, 5, 14) else flagtables.FLAGS_0_5_11
 
@@ -67,6 +242,10 @@ def _flag(row: flagtables.Row, version: Version) -> Flag:
     options, dest, kind, type_, nargs, choices, required = row
     if dest == "speculative_algorithm" and version >= (0, 5, 12):
         choices = None  # free-form from 0.5.12 (FACTS §2.3)
+    registry = REGISTRY_CHOICES_0_5_23 if version >= (0, 5, 14) else REGISTRY_CHOICES_0_5_11
+    choices = registry.get(dest, choices)
+    if dest in HUMAN_INT_DESTS:
+        type_ = "human_readable_int"
     return Flag(options, dest, kind, type_, nargs, choices, required)
 
 
@@ -175,6 +354,7 @@ class _Parser:
             "int": int,
             "float": float,
             "loads": json.loads,
+            "human_readable_int": human_readable_int,
         }
         converter = converters.get(flag.type, str)
         try:
@@ -184,7 +364,7 @@ class _Parser:
                 "invalid_value",
                 f"argument {flag.name}: invalid {flag.type} value: {text!r}",
                 flag.options[0],
-                f"{flag.options[0]} takes {'an integer' if flag.type == 'int' else 'a ' + str(flag.type)}",
+                f"{flag.options[0]} takes {_what_it_takes(flag.type)}",
             ) from None
         if flag.choices is not None and str(value) not in flag.choices:
             # argparse shows each choice's repr; the table keeps integer choices as text

@@ -90,3 +90,63 @@ def hf_cache_dir(model: str) -> str | None:
     if len(parts) != 2 or model.startswith(("/", ".", "~")):
         return None
     return "models--" + "--".join(parts)
+
+
+# -- what a checkpoint's config.json says beyond its architecture (issue 26) -----------------------------
+
+# The keys SGLang reads the context length from, first found wins (srt/utils/hf_transformers/common.py:356-362
+# in 0.5.11, the same list in 0.5.23).
+CONTEXT_LENGTH_KEYS = (
+    "max_sequence_length",
+    "seq_length",
+    "max_seq_len",
+    "model_max_length",
+    "max_position_embeddings",
+)
+
+
+def text_config_of(config: Mapping[str, object]) -> Mapping[str, object]:
+    """The language model's own config: ``text_config`` of a multimodal checkpoint, else the config."""
+    text = config.get("text_config")
+    return text if isinstance(text, Mapping) else config
+
+
+def context_length_of(config: Mapping[str, object]) -> int | None:
+    """SGLang's derived context length (``get_context_length``, 511 common.py:365-382): the first context
+    key, times the RoPE scaling factor unless the scaling keeps the original length. None when the config
+    names none of the keys (SGLang would then read the defaults of the config's class, which we lack)."""
+    text = text_config_of(config)
+    factor: float = 1
+    scaling = text.get("rope_scaling")
+    if isinstance(scaling, Mapping) and scaling:
+        raw = scaling.get("factor", 1)
+        factor = raw if isinstance(raw, int | float) and not isinstance(raw, bool) else 1
+        if "original_max_position_embeddings" in scaling or scaling.get("rope_type") == "llama3":
+            factor = 1
+    for key in CONTEXT_LENGTH_KEYS:
+        value = text.get(key)
+        if value is not None:
+            if isinstance(value, bool) or not isinstance(value, int):
+                return None  # a damaged config: no guess
+            return int(factor * value)
+    return None
+
+
+def quant_method_of(config: Mapping[str, object]) -> str | None:
+    """The checkpoint's own ``quantization_config.quant_method``, lowercased, as SGLang reads it
+    (511 model_config.py:1054-1066); None for an unquantized checkpoint or one we cannot read."""
+    for where in (config, text_config_of(config)):
+        for key in ("quantization_config", "compression_config"):
+            quant = where.get(key)
+            if isinstance(quant, Mapping):
+                method = quant.get("quant_method")
+                return method.lower() if isinstance(method, str) else None
+    return None
+
+
+def has_quantization_config(config: Mapping[str, object]) -> bool:
+    return any(
+        isinstance(where.get(key), Mapping)
+        for where in (config, text_config_of(config))
+        for key in ("quantization_config", "compression_config")
+    )

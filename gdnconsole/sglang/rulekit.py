@@ -24,6 +24,8 @@ class Ctx:
     architecture: str | None
     env: Mapping[str, str]
     gpu_memory_mb: float | None = None
+    # The checkpoint's config.json where the host has it (issue 26): its context length and quantization.
+    model_config: Mapping[str, Any] | None = None
 
     def __getattr__(self, name: str) -> Any:
         try:
@@ -184,6 +186,18 @@ DEFAULTS: dict[str, Any] = {
     "schedule_policy": "fcfs",
     "enable_priority_scheduling": False,
     "schedule_conservativeness": 1.0,
+    "context_length": None,
+    "log_level": "info",
+    "enable_two_batch_overlap": False,
+    "enable_hierarchical_cache": False,
+    "enable_deterministic_inference": False,
+    "enable_lora": None,
+    "enable_lora_overlap_loading": None,
+    "lora_paths": None,
+    "max_lora_rank": None,
+    "lora_target_modules": None,
+    "max_loras_per_batch": 8,
+    "max_loaded_loras": None,
 }
 
 # 0.5.11's parser stores the long spellings; SGLang copies them to the short names (server_args.py:6677-6683).
@@ -204,6 +218,7 @@ def context(
     architecture: str | None,
     env: Mapping[str, str] | None,
     gpu_memory_mb: float | None = None,
+    model_config: Mapping[str, Any] | None = None,
 ) -> Ctx:
     values = dict(DEFAULTS)
     values.update(parsed.values)
@@ -225,6 +240,7 @@ def context(
         architecture=architecture,
         env=env or {},
         gpu_memory_mb=gpu_memory_mb,
+        model_config=model_config,
     )
 
 

@@ -68,11 +68,14 @@ def check(
     architecture: str | None = None,
     env: Mapping[str, str] | None = None,
     gpu_memory_mb: float | None = None,
+    model_config: Mapping[str, Any] | None = None,
 ) -> CheckResult:
     """What SGLang ``sglang`` would make of ``argv`` (server flags, without the interpreter or module).
 
     ``gpu_memory_mb``: one GPU's memory, from which SGLang picks its chunked prefill size; None when not
-    known (then only what holds for every GPU size is reported)."""
+    known (then only what holds for every GPU size is reported). ``model_config``: the checkpoint's
+    config.json, where the host has it; the rules on its context length, quantization and attention
+    backends apply only with it (a fact not known gives no finding, never a guess)."""
     chosen = rule_set_for(sglang)
     warnings = (chosen.warning,) if chosen.warning else ()
     parsed = flagmod.parse_argv(argv, sglang)
@@ -81,7 +84,7 @@ def check(
     values: dict[str, Any] = {}
     if parsed.complete:
         if architecture is None:
-            architecture = architecture_of(str(parsed.values.get("model_path", "")))
+            architecture = architecture_of(str(parsed.values.get("model_path", "")), model_config)
         ctx = context(
             parsed,
             sglang,
@@ -90,6 +93,7 @@ def check(
             architecture=architecture,
             env=env,
             gpu_memory_mb=gpu_memory_mb,
+            model_config=model_config,
         )
         more_errors, more_notices = run_steps(table_for(sglang), ctx)
         errors += more_errors

@@ -14,6 +14,7 @@ from functools import cache
 
 from gdnconsole.sglang import coretables as core
 from gdnconsole.sglang import flags as flagmod
+from gdnconsole.sglang import servingtables as serving
 from gdnconsole.sglang.findings import Finding
 from gdnconsole.sglang.models import MAMBA_RADIX_ARCHS
 from gdnconsole.sglang.rulekit import Ctx, Resolve, Rule, Step, mamba_option
@@ -183,12 +184,37 @@ def topk_without_steps(version: str, source: str, where: str) -> Rule:
     )
 
 
-def auto_params(source: str) -> Rule:
+def _none_of_three(c: Ctx) -> bool:
+    return (
+        c.speculative_num_steps is None
+        and c.speculative_eagle_topk is None
+        and c.speculative_num_draft_tokens is None
+    )
+
+
+def auto_params(source: str) -> list[Step]:
+    """SGLang picks all three only when none is given: with topk or draft tokens but no steps it stops at
+    the assert before (``topk_without_steps``) and chooses nothing (issue 26). The checker then goes on as
+    if the operator took that rule's fix (removing topk and draft tokens), with no notice saying SGLang
+    would choose them."""
+    return [auto_params_notice(source), auto_params_after_assert(source)]
+
+
+def auto_params_after_assert(source: str) -> Resolve:
+    return Resolve(
+        "spec.auto_params_after_assert",
+        _set_auto_params,
+        source,
+        lambda c: _eagle(c) and c.speculative_num_steps is None and not _none_of_three(c),
+    )
+
+
+def auto_params_notice(source: str) -> Rule:
     return Rule(
         id="spec.auto_params",
         flags=("speculative_num_steps",),
         severity="notice",
-        when=lambda c: _eagle(c) and c.speculative_num_steps is None,
+        when=lambda c: _eagle(c) and _none_of_three(c),
         message=lambda c: (
             "SGLang would choose --speculative-num-steps {} --speculative-eagle-topk {} "
             "--speculative-num-draft-tokens {} itself.".format(*_auto_params(c))
@@ -764,7 +790,7 @@ def _speculative_0_5_11() -> list[Step]:
         max_running_48(S11("3454-3458"), EAGLE_FAMILY, ""),
         *_spec_version_0_5_11(),
         topk_without_steps("0.5.11", S11("3518-3523"), "_handle_speculative_decoding"),
-        auto_params(S11("3524-3529, 7471-7506")),
+        *auto_params(S11("3524-3529, 7471-7506")),
         steps_without_topk("0.5.11", S11("3531-3555")),
         trtllm_mha_topk(S11("3531-3537")),
         draft_tokens_adjusted(S11("3539-3546")),
@@ -786,16 +812,24 @@ def _speculative_0_5_11() -> list[Step]:
 
 def _table_0_5_11() -> tuple[Step, ...]:
     return (
+        *serving.log_level_rules(S11("7288-7298")),  # prepare_server_args, before ServerArgs is built
+        serving.decode_forces_chunk_cache(S11("3739-3772")),  # _handle_pd_disaggregation
+        *serving.model_config_rules("0.5.11"),  # its get_model_config() (:3823), the first
         core.chunk_default(core.CHUNK_TIERS_0_5_11, S11("1294-1380")),  # _handle_gpu_memory_settings
+        serving.gpt_oss_default_backend(S11("1875-1887")),
+        serving.gpt_oss_backends(serving.GPT_OSS_BACKENDS_0_5_11, S11("1901-1918")),
         *_mamba_0_5_11(),
         core.deepseek_sm100_trtllm_mla(S11("1765-1774")),
         *_attention_0_5_11(),
         core.linear_attn_flashinfer_sm100(S11("2855-2888")),
         core.dp_attention_off_0_5_11(),
         *core.dp_attention_rules("0.5.11", S11("2933-2940"), "dp_size"),
+        serving.dp_lm_head_0_5_11(),
         *core.moe_rules("0.5.11"),  # _handle_moe_kernel_config, _handle_a2a_moe, _handle_eplb_and_dispatch
         core.pp_disables_overlap(S11("3175-3180")),
         *_speculative_0_5_11(),
+        serving.hicache_radix_rule(S11("3946-3951")),  # _handle_cache_compatibility
+        serving.deterministic_backend_rule(serving.DETERMINISTIC_BACKENDS_0_5_11, S11("3978-4030")),
         *core.check_server_args_0_5_11(),
     )
 
@@ -985,7 +1019,7 @@ def _eagle_0_5_23() -> list[Step]:
             source=src("1098-1102"),
         ),
         topk_without_steps("0.5.23", src("1159-1163"), "_handle_eagle_family"),
-        auto_params(src("1165-1175, 1430-1461")),
+        *auto_params(src("1165-1175, 1430-1461")),
         steps_without_topk("0.5.23", src("1176-1284")),
         trtllm_mha_topk(src("1176-1180")),
         Rule(
@@ -1139,19 +1173,31 @@ def _speculative_0_5_23() -> list[Step]:
 
 def _table_0_5_23() -> tuple[Step, ...]:
     return (
+        *serving.log_level_rules(S23("696-710", "server_args.py")),  # prepare_server_args
         core.deprecated_dp_attention_0_5_23(),  # run_resolution_pipeline's first hook (pipeline.py:45)
+        serving.decode_forces_chunk_cache(S23("100-127", "arg_groups/pd_disaggregation_hook.py")),
+        *serving.model_config_rules("0.5.23"),  # ModelConfig, built before the memory and model hooks
         core.chunk_default(core.CHUNK_TIERS_0_5_23, S23("78-180", "arg_groups/memory_hook.py")),
         # The model overrides (model_hook.py:233-238) run before the mamba strategy's auto resolution at the
         # end of the model hook (:1047-1057), so "auto" is not yet extra_buffer here (measured).
         hybrid_sm100_backend(S23("18-49", "arg_groups/model_overrides/qwen3_5.py"), sets_page=True),
         core.deepseek_sm100_trtllm_mla(S23("177-188", "arg_groups/model_overrides/deepseek_v2.py")),
+        serving.gpt_oss_default_backend(S23("24-45", "arg_groups/model_overrides/gpt_oss.py")),
+        serving.gpt_oss_backends(serving.GPT_OSS_BACKENDS_0_5_23, S23("522-542", "arg_groups/model_hook.py")),
         *_mamba_0_5_23(),
+        # handle_deterministic_inference runs before the attention backends (pipeline.py:240-242)
+        serving.deterministic_backend_rule(
+            serving.DETERMINISTIC_BACKENDS_0_5_23, S23("1093-1121", "arg_groups/overrides.py")
+        ),
         *_attention_0_5_23(),
         core.linear_attn_flashinfer_sm100(S23("281-345", "arg_groups/attention_hook.py")),
+        *serving.dp_with_attn_dp_0_5_23(),
         *core.dp_attention_rules("0.5.23", S23("313-333", "arg_groups/parallel_hook.py"), "attn_dp_size"),
+        *serving.dp_lm_head_0_5_23(),
         *core.moe_rules("0.5.23"),  # pipeline.py: handle_moe_kernel_config .. handle_eplb_and_dispatch
         core.pp_disables_overlap(S23("1624-1628", "arg_groups/overrides.py")),
         *_speculative_0_5_23(),
+        serving.hicache_radix_rule(S23("393-397", "arg_groups/kv_cache_hook.py")),  # pipeline.py:334
         *core.check_server_args_0_5_23(),
     )
 

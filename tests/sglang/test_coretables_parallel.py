@@ -215,9 +215,12 @@ def test_dp_attention_with_a_dp_size_of_zero_is_sglangs_zero_division_not_a_cras
          "of 1 or more that divides --tp.",
          "integer modulo by zero"),
     ]  # fmt: skip
-    # 0.5.23 reads it as --attn-dp-size 0, which is no attention DP at all
-    assert run("0.5.23", "--dp", "0", "--enable-dp-attention").ok
-    assert run("0.5.23", "--attn-dp-size", "0").ok
+    # 0.5.23 reads it as --attn-dp-size 0, which handle_data_parallelism refuses (parallel_hook.py:285-286;
+    # measured on the wheel, issue 26)
+    for flags in (("--dp", "0", "--enable-dp-attention"), ("--attn-dp-size", "0")):
+        assert [(e.id, e.raises, e.sglang_text) for e in run("0.5.23", *flags).errors][:1] == [
+            ("parallel.attn_dp_size_not_positive", "ValueError", "--attn-dp-size must be positive (got 0).")
+        ]
 
 
 def test_dp_attention_is_off_with_one_dp_rank_on_0_5_11() -> None:

@@ -128,7 +128,10 @@ def test_values_are_converted_by_the_flags_type() -> None:
     assert values(["--extra-metric-labels", '{"team": "a"}']) == {"extra_metric_labels": {"team": "a"}}
     assert values(["--port=8000"]) == {"port": 8000}
     # a flag without a type keeps the text as typed
-    assert values(["--context-length", "4096"]) == {"context_length": "4096"}
+    assert values(["--quantization-param-path", "4096"]) == {"quantization_param_path": "4096"}
+    # SGLang reads the context length with human_readable_int (issue 26)
+    assert values(["--context-length", "4096"]) == {"context_length": 4096}
+    assert values(["--context-length", "32k"], "0.5.23") == {"context_length": 32000}
     assert values(["--tokenizer-path="]) == {"tokenizer_path": ""}
 
 

@@ -290,7 +290,8 @@ CASES = [
         [*Q, *E, "--speculative-eagle-topk", "1"],
         "8.6",
         errors=["spec.topk_without_steps"],
-        notices=["spec.max_running_requests_48", "spec.v2", "spec.auto_params"],
+        # no automatic choice after the assert (issue 26)
+        notices=["spec.max_running_requests_48", "spec.v2"],
         flag="--speculative-eagle-topk",
         message="SGLang 0.5.11 would stop with a bare AssertionError in _handle_speculative_decoding: --speculative-eagle-topk or --speculative-num-draft-tokens is set without --speculative-num-steps. Fix: set --speculative-num-steps (e.g. 1) or remove --speculative-eagle-topk and --speculative-num-draft-tokens (SGLang then picks all three).",
         sglang_text="",
@@ -682,7 +683,7 @@ CASES = [
         [*Q, *E, "--speculative-num-draft-tokens", "4"],
         "8.6",
         errors=["spec.topk_without_steps"],
-        notices=["spec.max_running_requests_48", "spec.auto_params"],
+        notices=["spec.max_running_requests_48"],  # no automatic choice after the assert
         flag="--speculative-num-draft-tokens",
         message="SGLang 0.5.23 would stop with a bare AssertionError in _handle_eagle_family: --speculative-eagle-topk or --speculative-num-draft-tokens is set without --speculative-num-steps. Fix: set --speculative-num-steps (e.g. 1) or remove --speculative-eagle-topk and --speculative-num-draft-tokens (SGLang then picks all three).",
         sglang_text="",

@@ -86,7 +86,37 @@ WIDE_MODELS: dict[str, dict[str, Any]] = {
         "max_position_embeddings": 163840, "torch_dtype": "bfloat16", "rope_theta": 10000,
     },
 }  # fmt: skip
-ALL_MODELS = {**MODELS, **WIDE_MODELS}
+# Checkpoints an operator serves beyond speculation (--beyond): quantized dense, MoE and MLA models with
+# their own quantization_config, and a GPT-OSS-like MoE (attention sinks, MXFP4 experts).
+BEYOND_MODELS: dict[str, dict[str, Any]] = {
+    "qwen3-fp8": {
+        **MODELS["qwen3"], "quantization_config": {"quant_method": "fp8", "activation_scheme": "dynamic",
+                                                   "weight_block_size": [128, 128]},
+    },
+    "llama-awq": {
+        **MODELS["llama"], "max_position_embeddings": 8192, "torch_dtype": "float16",
+        "quantization_config": {"quant_method": "awq", "bits": 4, "group_size": 128, "zero_point": True,
+                                "version": "gemm"},
+    },
+    "deepseek-v3-fp8": {
+        **WIDE_MODELS["deepseek-v3"], "quantization_config": {
+            "quant_method": "fp8", "activation_scheme": "dynamic", "fmt": "e4m3", "weight_block_size": [128, 128]},
+    },
+    "gpt-oss": {
+        "architectures": ["GptOssForCausalLM"], "model_type": "gpt_oss", "hidden_size": 2880,
+        "intermediate_size": 2880, "num_attention_heads": 64, "num_hidden_layers": 24,
+        "num_key_value_heads": 8, "head_dim": 64, "num_local_experts": 32, "experts_per_token": 4,
+        "num_experts_per_tok": 4, "vocab_size": 201088, "max_position_embeddings": 131072,
+        "sliding_window": 128, "layer_types": ["sliding_attention", "full_attention"] * 12,
+        "rope_theta": 150000, "torch_dtype": "bfloat16",
+        "rope_scaling": {"rope_type": "yarn", "factor": 32.0, "beta_fast": 32.0, "beta_slow": 1.0,
+                         "original_max_position_embeddings": 4096, "truncate": False},
+        "quantization_config": {"quant_method": "mxfp4",
+                                "modules_to_not_convert": ["model.layers.*.self_attn", "model.embed_tokens",
+                                                           "lm_head", "model.layers.*.mlp.router"]},
+    },
+}  # fmt: skip
+ALL_MODELS = {**MODELS, **WIDE_MODELS, **BEYOND_MODELS}
 
 
 # -- generating command lines ------------------------------------------------------------------------------
@@ -108,12 +138,17 @@ def _maybe(rng: random.Random, p: float, *tokens: str) -> list[str]:
     return list(tokens) if rng.random() < p else []
 
 
-def generate(sglang: str, count: int, seed: int, *, wide: bool = False, moe: bool = False) -> list[Case]:
+def generate(
+    sglang: str, count: int, seed: int, *, wide: bool = False, moe: bool = False, beyond: bool = False
+) -> list[Case]:
     """``count`` command lines an operator might try: parallelism, pages and chunks, backends, memory and
     scheduling, speculative decoding and mamba options, with some typos. Deterministic for a seed.
     ``wide`` adds draft models, DFLASH/EAGLE3, CUDA graph, compile, quantization and kernel flags;
     ``moe`` adds expert parallelism (EP size, all-to-all and MoE runner backends, EPLB) on MoE models
-    and memory and scheduling flags (with out-of-range values) on every model."""
+    and memory and scheduling flags (with out-of-range values) on every model; ``beyond`` draws what an
+    operator types beyond speculation instead (``_beyond``), on dense, MoE, MLA and GPT-OSS-like models."""
+    if beyond:
+        return _beyond_cases(sglang, count, seed)
     rng = random.Random(seed)
     new = tuple(int(p) for p in sglang.split(".")[:3]) >= (0, 5, 14)
     mamba = "--mamba-radix-cache-strategy" if new else "--mamba-scheduler-strategy"
@@ -177,6 +212,75 @@ def _memory(rng: random.Random, new: bool) -> list[str]:
     out += _maybe(rng, 0.1, "--disable-radix-cache")
     out += _maybe(rng, 0.08, "--enable-mixed-chunk")
     out += _maybe(rng, 0.05, "--disable-chunked-prefix-cache")
+    return out
+
+
+BEYOND_DRAW = ("llama", "qwen3", "qwen3-moe", "deepseek-v3", *BEYOND_MODELS)
+
+
+def _beyond_cases(sglang: str, count: int, seed: int) -> list[Case]:
+    rng = random.Random(seed + 3_000_017)
+    new = tuple(int(p) for p in sglang.split(".")[:3]) >= (0, 5, 14)
+    return [
+        Case(rng.choice(list(PERSONAS)), rng.choice(BEYOND_DRAW), tuple(_beyond(rng, new)))
+        for _ in range(count)
+    ]
+
+
+def _beyond(rng: random.Random, new: bool) -> list[str]:
+    """Parallelism, memory, backends, quantization, LoRA, disaggregation, parsers, logging and
+    determinism, as operators type them (typos and out-of-range values included)."""
+    out: list[str] = []
+    out += _maybe(rng, 0.6, "--tp", str(rng.choice([1, 2, 4, 8])))
+    if rng.random() < 0.3:  # data parallelism, with or without attention data parallelism
+        out += ["--dp", str(rng.choice([2, 4]))]
+        out += _maybe(rng, 0.5, "--enable-dp-attention")
+        out += _maybe(rng, 0.3 if new else 0, "--attn-dp-size", str(rng.choice([2, 4])))
+    elif new and rng.random() < 0.1:
+        out += ["--attn-dp-size", str(rng.choice([2, 4]))]
+    out += _maybe(rng, 0.12, "--enable-dp-lm-head")
+    out += _maybe(rng, 0.1, "--enable-two-batch-overlap")
+    out += _maybe(rng, 0.08, "--moe-a2a-backend", rng.choice(["deepep", "none"]))
+    out += _maybe(rng, 0.08, "--pp-size", "2")
+    out += _maybe(rng, 0.08, "--ep-size", str(rng.choice([2, 8])))
+    out += _maybe(rng, 0.2, "--context-length", str(rng.choice([4096, 32768, 65536, 200000, 1048576])))
+    out += _maybe(rng, 0.12, "--mem-fraction-static", str(rng.choice([0.7, 0.85, 0.92])))
+    out += _maybe(rng, 0.1, "--max-running-requests", str(rng.choice([32, 256])))
+    out += _maybe(rng, 0.08, "--max-total-tokens", str(rng.choice([65536, 400000])))
+    out += _maybe(rng, 0.1, "--kv-cache-dtype", rng.choice(["auto", "fp8_e4m3", "fp8_e5m2", "bf16"]))
+    backends = ["flashinfer", "triton", "fa3", "fa4", "trtllm_mha", "flashmla", "trtllm_mla", "cutlass_mla",
+                "torch_native", "flex_attention"]  # fmt: skip
+    out += _maybe(rng, 0.3, "--attention-backend", rng.choice(backends))
+    out += _maybe(rng, 0.06, "--sampling-backend", rng.choice(["flashinfer", "pytorch"]))
+    out += _maybe(rng, 0.06, "--grammar-backend", rng.choice(["xgrammar", "outlines", "llguidance", "none"]))
+    quants = ["fp8", "awq", "gptq", "mxfp4", "modelopt_fp4", "w8a8_int8", "awq_marlin", "bitsandbytes"]
+    out += _maybe(rng, 0.2, "--quantization", rng.choice(quants))
+    if rng.random() < 0.15:
+        out += _maybe(rng, 0.7, "--enable-lora")
+        out += _maybe(rng, 0.5, "--lora-paths", "adapter=@models/llama")
+        out += _maybe(rng, 0.4, "--max-lora-rank", str(rng.choice([8, 64])))
+        out += _maybe(rng, 0.3, "--lora-target-modules", rng.choice(["all", "q_proj", "v_proj"]))
+        out += _maybe(rng, 0.3, "--max-loras-per-batch", str(rng.choice([0, 1, 4, 8])))
+        out += _maybe(rng, 0.25, "--max-loaded-loras", str(rng.choice([1, 2, 8, 32])))
+        out += _maybe(rng, 0.25, "--lora-backend", rng.choice(["triton", "csgmv", "torch_native"]))
+        out += _maybe(rng, 0.15, "--enable-lora-overlap-loading")
+    if rng.random() < 0.15:
+        out += ["--disaggregation-mode", rng.choice(["prefill", "decode", "null"])]
+        out += _maybe(rng, 0.4, "--disaggregation-transfer-backend", rng.choice(["mooncake", "nixl"]))
+    out += _maybe(rng, 0.15, "--enable-hierarchical-cache")
+    out += _maybe(rng, 0.08, "--disable-radix-cache")
+    out += _maybe(rng, 0.05, "--hicache-ratio", str(rng.choice([0.5, 2])))
+    tool = ["qwen", "qwen25", "llama3", "gpt-oss", "hermes", "deepseekv3", "kimi_k2", "auto", "qwen3", "json"]
+    out += _maybe(rng, 0.15, "--tool-call-parser", rng.choice(tool))
+    reasoning = ["qwen3", "deepseek-r1", "gpt-oss", "auto", "kimi", "deepseek", "qwen3-thinking"]
+    out += _maybe(rng, 0.12, "--reasoning-parser", rng.choice(reasoning))
+    levels = ["info", "debug", "warning", "error", "critical", "WARNING", "warn", "verbose", "trace"]
+    out += _maybe(rng, 0.12, "--log-level", rng.choice(levels))
+    out += _maybe(rng, 0.05, "--log-level-http", rng.choice(["warning", "debug", "verbose"]))
+    out += _maybe(rng, 0.08, "--enable-deterministic-inference")
+    out += _maybe(rng, 0.05, "--disable-cuda-graph")
+    out += _maybe(rng, 0.05, "--enable-torch-compile")
+    out += _maybe(rng, 0.1, "--trust-remote-code")
     return out
 
 
@@ -255,8 +359,11 @@ def ours(case: Case, sglang: str, models_dir: Path) -> dict[str, Any]:
     _, cc, memory, gpus = PERSONAS[case.persona]
     architecture = ALL_MODELS[case.model]["architectures"][0]
     facts: dict[str, Any] = {"compute_capability": cc, "gpus": gpus, "architecture": architecture}
-    if "gpu_memory_mb" in inspect.signature(check).parameters:  # a checker from before issue 17 lacks it
+    parameters = inspect.signature(check).parameters
+    if "gpu_memory_mb" in parameters:  # a checker from before issue 17 lacks it
         facts["gpu_memory_mb"] = memory
+    if "model_config" in parameters:  # the checkpoint's config.json, where the host has it (issue 26)
+        facts["model_config"] = ALL_MODELS[case.model]
     result = check(case.argv(models_dir), sglang=sglang, **facts)
     first = result.errors[0] if result.errors else None
     return {
@@ -441,6 +548,16 @@ def _where(exc: BaseException) -> str:
     return found
 
 
+def _refusal(exc: BaseException) -> dict[str, Any]:
+    """SGLang's refusal, or ``harness`` when an import or attribute the stubs do not satisfy failed. One
+    AttributeError is SGLang's own: ``getattr(logging, args.log_level.upper())`` on a level logging
+    lacks (511 server_args.py:7293, 523 :704)."""
+    own = isinstance(exc, AttributeError) and str(exc).startswith("module 'logging' has no attribute")
+    if isinstance(exc, (ImportError, AttributeError)) and not own:
+        return {"ok": False, "harness": True, "exception": type(exc).__name__, "message": str(exc)}
+    return {"ok": False, "exception": type(exc).__name__, "message": str(exc), "where": _where(exc)}
+
+
 def worker(sglang: str, persona: str) -> None:
     _stub_gpu_modules()
     _pretend_gpu(persona)
@@ -459,10 +576,8 @@ def worker(sglang: str, persona: str) -> None:
                 args.resolve_once()
             args.check_server_args()
             reply: dict[str, Any] = {"ok": True}
-        except (ImportError, AttributeError) as exc:  # the stubs fell short: not a rule of SGLang
-            reply = {"ok": False, "harness": True, "exception": type(exc).__name__, "message": str(exc)}
         except BaseException as exc:  # argparse exits; SGLang raises anything
-            reply = {"ok": False, "exception": type(exc).__name__, "message": str(exc), "where": _where(exc)}
+            reply = _refusal(exc)
         finally:
             os.environ.clear()
             os.environ.update(environ)
@@ -491,6 +606,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--moe", action="store_true", help="also expert parallelism and memory/scheduling flags"
     )
+    parser.add_argument(
+        "--beyond", action="store_true", help="what operators type beyond speculation (see generate)"
+    )
     parser.add_argument("--json", help="also write the counts and disagreements here")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--persona", choices=list(PERSONAS), help=argparse.SUPPRESS)
@@ -499,7 +617,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.path[:0] = [*args.extra_path, args.wheel]
         worker(args.sglang, args.persona)
         return 0
-    cases = generate(args.sglang, args.count, args.seed, wide=args.wide, moe=args.moe)
+    cases = generate(args.sglang, args.count, args.seed, wide=args.wide, moe=args.moe, beyond=args.beyond)
     with tempfile.TemporaryDirectory(prefix="gdn-agree-") as tmp:
         models = Path(tmp)
         write_models(models)

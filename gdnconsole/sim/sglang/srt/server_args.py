@@ -114,6 +114,7 @@ class ServerArgs:
     def __post_init__(self) -> None:
         if version.resolution_pipeline():
             return  # 523 server_args.py:241: a no-op; resolve_once() does the work
+        self._handle_model_config()  # the first get_model_config() (511 _handle_pd_disaggregation, :3823)
         self._handle_missing_default_values()
         self._handle_gpu_memory_settings()
         self._handle_model_specific_adjustments()
@@ -137,6 +138,12 @@ class ServerArgs:
 
     def get_model_spec(self) -> models.ModelSpec:
         return models.describe(self.model_path)
+
+    def _handle_model_config(self) -> None:
+        """ModelConfig's checks of the checkpoint: context length, then quantization (issue 26)."""
+        from sglang.srt.configs import model_config
+
+        self.quantization = model_config.verify(self.model_path, self.context_length, self.quantization)
 
     @property
     def mamba_strategy(self) -> str:
@@ -422,7 +429,31 @@ def prepare_server_args(argv: list[str]) -> ServerArgs:
     parser = argparse.ArgumentParser()
     ServerArgs.add_cli_args(parser)
     raw_args = parser.parse_args(argv)
+    _check_parser_choices(parser, raw_args)
+    # 511 server_args.py:7292-7298; 523 :703-709: a level logging lacks is an AttributeError here.
+    getattr(logging, raw_args.log_level.upper())
     return ServerArgs.from_cli_args(raw_args)
+
+
+def _check_parser_choices(parser: argparse.ArgumentParser, raw_args: argparse.Namespace) -> None:
+    """SGLang's argparse takes these flags' choices from its parser registries (srt/parser_names.py)."""
+    from sglang.srt import parser_names as names
+
+    new = version.current() >= (0, 5, 14)
+    registries = {
+        "--reasoning-parser": (
+            raw_args.reasoning_parser,
+            names.REASONING_PARSERS_0_5_23 if new else names.REASONING_PARSERS_0_5_11,
+        ),
+        "--tool-call-parser": (
+            raw_args.tool_call_parser,
+            names.TOOL_CALL_PARSERS_0_5_23 if new else names.TOOL_CALL_PARSERS_0_5_11,
+        ),
+    }
+    for option, (value, choices) in registries.items():
+        if value is not None and value not in choices:
+            shown = ", ".join(repr(c) for c in choices)
+            parser.error(f"argument {option}: invalid choice: {value!r} (choose from {shown})")
 
 
 # Warnings from argument processing come before configure_logger() (511 server_args.py:7292).

@@ -12,6 +12,7 @@ if TYPE_CHECKING:
 
 def run_resolution_pipeline(args: ServerArgs) -> None:
     args._handle_deprecated_dp_attention()  # before any hook reads the DP layout (523 pipeline.py:45)
+    args._handle_model_config()  # ModelConfig's context length and quantization checks (issue 26)
     args._handle_missing_default_values()
     args._handle_gpu_memory_settings()
     # The model hook validates the mamba strategy before the attention and speculative hooks (523
