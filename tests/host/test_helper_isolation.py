@@ -16,6 +16,7 @@ from gdnconsole.demo import tether
 from gdnconsole.host import agent
 from gdnconsole.host.link import remote_command
 from gdnconsole.host.simhome import prepare_home
+from tests.sshhosts import SshdHost
 
 TIMEOUT_S = 30.0
 
@@ -74,6 +75,19 @@ def test_the_agent_on_a_host_imports_nothing_from_its_working_directory(
     cwd = planted(tmp_path / "workdir", marker)
     command = remote_command(sys.executable, {}, str(cwd))
     line = first_line_of_agent(["/bin/sh", "-c", command], sim_env, tmp_path)
+    assert not marker.exists()
+    assert b'"hello"' in line
+
+
+def test_the_agent_over_openssh_imports_nothing_from_its_working_directory(
+    tmp_path: Path, sshd: SshdHost
+) -> None:
+    """A real sshd runs the link's command line through the user's shell, in the host's workdir."""
+    marker = tmp_path / "marker"
+    cwd = planted(tmp_path / "workdir", marker)
+    env = prepare_home(tmp_path / "home", {"gpus": 1})
+    command = remote_command(sys.executable, env, str(cwd))
+    line = first_line_of_agent(sshd.ssh_argv(command), dict(os.environ), tmp_path)
     assert not marker.exists()
     assert b'"hello"' in line
 
