@@ -6,6 +6,7 @@ its pid, and how it ended) is written to a temporary folder. Then, in a fresh pr
 - the launch path: what `gdnconsole launch` asks of the journal (the next number and the diff against
   the last attempt, the "running" line, the attempt of the server's pid for its verification, the
   outcome), timed, with the process's peak memory above what it held before;
+- a search for a pid no attempt ran (`status` on a server started by hand), through the whole file;
 - `j`: the journal screen pushed on a headless app (Textual's test driver, 120x36), timed until its
   table has its rows.
 
@@ -71,7 +72,10 @@ attempt.outcome = "verified"
 journal.update(attempt)  # settle's outcome
 took = time.perf_counter() - started
 grew = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
-print(f"{took * 1000:.1f} {grew / 1024:.1f}")
+started = time.perf_counter()
+assert journal.of_pid(1) is None  # `status` on a server started by hand: the whole file searched
+missed = time.perf_counter() - started
+print(f"{took * 1000:.1f} {grew / 1024:.1f} {missed * 1000:.1f}")
 """
 
 J_OPEN = r"""
@@ -118,10 +122,12 @@ def main() -> None:
         write_journal(path)
         size = path.stat().st_size / (1 << 20)
         launch = [fresh(LAUNCH_PATH, str(path), *ARGV) for _ in range(3)]
-        took = sorted(float(ms) for ms, _ in launch)[1]
-        grew = max(float(mib) for _, mib in launch)
+        took = sorted(float(ms) for ms, _, _ in launch)[1]
+        grew = max(float(mib) for _, mib, _ in launch)
+        missed = sorted(float(ms) for _, _, ms in launch)[1]
         print(f"journal of {ATTEMPTS} attempts ({3 * ATTEMPTS} lines, {size:.0f} MiB)")
         print(f"  launch path: {took:.1f} ms (median of 3), peak memory +{grew:.1f} MiB")
+        print(f"  a pid no attempt ran (the whole file searched): {missed:.0f} ms")
         opened = [fresh(J_OPEN, str(path)) for _ in range(3)]
         ms = sorted(float(t) for t, _ in opened)[1]
         print(f"  j: rows on screen after {ms:.0f} ms (median of 3; {opened[0][1]} rows, the newest page)")

@@ -248,25 +248,34 @@ def parse_line(line: bytes) -> Attempt:
 # -- the file, from its end -------------------------------------------------------------------------
 
 
-def lines_backward(fh: IO[bytes], end: int) -> Iterator[tuple[int, bytes | None]]:
+def lines_backward(
+    fh: IO[bytes], end: int, having: re.Pattern[bytes] | None = None
+) -> Iterator[tuple[int, bytes | None]]:
     """(offset, line) of each non-empty line of ``fh`` before byte ``end``, the last first, read in
-    blocks; ``None`` for a line longer than LINE_MAX (never held whole)."""
-    pos, rest, oversized = end, b"", False
+    blocks; ``None`` for a line longer than LINE_MAX (never held whole). ``having``: only the lines it
+    finds something in (a block where it finds nothing is passed over whole)."""
+    pos, rest, oversized = end, b"", False  # rest: the end of a line that begins before ``pos``
     while pos > 0:
         step = min(BLOCK, pos)
         pos -= step
         fh.seek(pos)
         block = fh.read(step) + rest
-        parts = block.split(b"\n")
-        rest = parts[0]  # continues before ``pos``: completed by the next block
-        offset = pos + len(rest) + 1
-        found: list[tuple[int, bytes | None]] = []
-        for part in parts[1:]:
-            if part.strip() or oversized:
-                found.append((offset, None if oversized else part))
-            oversized = False
-            offset += len(part) + 1
-        yield from reversed(found)
+        if having is not None and having.search(block) is None:
+            cut = block.find(b"\n")
+            rest, oversized = (block, oversized) if cut < 0 else (block[:cut], False)
+        else:
+            parts = block.split(b"\n")
+            rest, lines = parts[0], parts[1:]
+            offset = pos + len(rest) + 1
+            found: list[tuple[int, bytes | None]] = []
+            for index, part in enumerate(lines):
+                # the line whose end was dropped, or one that grew past the limit in this block
+                too_long = (oversized and index == len(lines) - 1) or len(part) > LINE_MAX
+                if part.strip() or too_long:
+                    found.append((offset, None if too_long else part))
+                offset += len(part) + 1
+            oversized = oversized and not lines
+            yield from reversed(found)
         if len(rest) > LINE_MAX:
             rest, oversized = b"", True
     if rest.strip() or oversized:
@@ -319,9 +328,12 @@ class Journal:
     # -- reading --
 
     @contextlib.contextmanager
-    def _records(self, end: int | None = None) -> Iterator[Iterator[tuple[int, Attempt]]]:
+    def _records(
+        self, end: int | None = None, having: re.Pattern[bytes] | None = None
+    ) -> Iterator[Iterator[tuple[int, Attempt]]]:
         """(offset, attempt) of every good line, the last first; the damaged ones are warned about
-        when the caller is done (once each, in one line per read)."""
+        when the caller is done (once each, in one line per read). ``having``: only lines whose bytes
+        it finds are parsed (a search through a long journal costs a scan, not a parse per line)."""
         try:
             fh = self.path.open("rb")
         except (FileNotFoundError, NotADirectoryError):
@@ -336,7 +348,9 @@ class Journal:
             size = os.fstat(fh.fileno()).st_size
 
             def good() -> Iterator[tuple[int, Attempt]]:
-                for offset, line in lines_backward(fh, size if end is None else min(end, size)):
+                for offset, line in lines_backward(fh, size if end is None else min(end, size), having):
+                    if having is not None and line is not None and having.search(line) is None:
+                        continue  # in the same block as a line that has it
                     try:
                         if line is None:
                             raise BadRecord(f"a line over {LINE_MAX} bytes")
@@ -398,7 +412,8 @@ class Journal:
     def of_pid(self, pid: int) -> Attempt | None:
         """The latest attempt whose server was ``pid``, in its latest state (its lines since the pid
         was known all carry it: the first found from the end is that state)."""
-        with self._records() as records:
+        having = re.compile(rb'"pid"\s*:\s*%d(?![0-9])' % pid)  # in its line, however spaced
+        with self._records(having=having) as records:
             for _offset, attempt in records:
                 if attempt.pid == pid:
                     return attempt

@@ -4,10 +4,12 @@ launch before anything starts, and reads from the end that never need the whole 
 
 from __future__ import annotations
 
+import io
 import json
 import math
 import multiprocessing
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -19,6 +21,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from gdnconsole.host import journal as journal_module
 from gdnconsole.host.journal import Attempt, BadRecord, Journal, JournalError, parse_attempt, parse_line
 
 ARGV = ["python3", "-m", "sglang.launch_server", "--model-path", "m", "--tp", "2"]
@@ -284,3 +287,45 @@ def test_the_cursor_pages_back_each_attempt_once_in_its_latest_state(tmp_path: P
     outcomes = {a.number: a.outcome for page in pages for a in page}
     assert outcomes == {5: "verified", 2: "crashed", 4: "starting", 3: "starting", 1: "starting"}
     assert cursor.done
+
+
+def test_a_server_is_found_by_its_pid_however_its_line_is_spaced(tmp_path: Path) -> None:
+    journal = journal_in(tmp_path)
+    compact = json.dumps(good(1, pid=4242, outcome="verified"), separators=(",", ":")).encode()
+    write_lines(journal.path, [compact, encoded(good(2, pid=42424, outcome="stopped"))])
+    found = journal.of_pid(4242)
+    assert found is not None and (found.number, found.outcome) == (1, "verified")
+    assert journal.of_pid(424) is None and journal.of_pid(42424).number == 2  # type: ignore[union-attr]
+
+
+line_bytes = st.binary(max_size=30).map(lambda b: b.replace(b"\n", b"")) | st.sampled_from(
+    [b"", b"  ", b"pid 7"]
+)
+
+
+@settings(
+    max_examples=300,
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
+@given(lines=st.lists(line_bytes, max_size=30), block=st.integers(1, 40), end_newline=st.booleans())
+def test_lines_backward_gives_every_line_and_its_offset(
+    monkeypatch: pytest.MonkeyPatch, lines: list[bytes], block: int, end_newline: bool
+) -> None:
+    monkeypatch.setattr(journal_module, "BLOCK", block)
+    monkeypatch.setattr(journal_module, "LINE_MAX", 20)
+    data = b"\n".join(lines) + (b"\n" if end_newline and lines else b"")
+    expected, offset = [], 0
+    for line in lines:
+        if len(line) > 20:
+            expected.append((offset, None))  # never held whole
+        elif line.strip():
+            expected.append((offset, line))
+        offset += len(line) + 1
+    fh = io.BytesIO(data)
+    assert list(journal_module.lines_backward(fh, len(data))) == expected[::-1]
+    having = re.compile(rb"pid 7")
+    found = list(journal_module.lines_backward(fh, len(data), having))
+    wanted = [(o, line) for o, line in expected if line is not None and having.search(line)]
+    assert [item for item in found if item[1] is not None and having.search(item[1])] == wanted[::-1]
