@@ -421,3 +421,45 @@ def test_prompt_json_keeps_the_exact_answer(chat_host: dict[str, str]) -> None:
     )
     assert not any(raw in out.stdout for raw in RAW), out.stdout
     assert json.loads(out.stdout)["text"] == HostileChat.answer, out.stdout + out.stderr
+
+
+# -- check, config check, hosts: the operator's own words, pasted from anywhere -------------------------------
+
+
+def test_check_shows_an_argument_s_escapes_and_obeys_none(run_in_pane: Callable[..., Pane]) -> None:
+    argv = ["--model-path", "Qwen/Qwen3.6-27B", "--tp-size", "2\x1b]0;PWNED\x07\x1b[2J\u202e"]
+    pane = run_in_pane([*GDNCONSOLE, "check", "--sglang", "0.5.11", "--", *argv])
+    pane.wait("check to end", pane.dead)
+    pane.untouched()
+    assert "--tp-size" in pane.history() and "PWNED" in pane.history(), pane.history()
+
+
+@pytest.mark.parametrize("command", [["config", "check"], ["hosts"]])
+def test_a_hosts_file_s_hostile_name_is_refused_in_one_shown_line(
+    run_in_pane: Callable[..., Pane], tmp_path: Path, command: list[str]
+) -> None:
+    hosts = tmp_path / "hostile.toml"
+    name = json.dumps("p\x1b]0;PWNED\x07\x1b[2J\u202elanif")  # a TOML basic string, \u escapes
+    hosts.write_text(
+        f'[hosts.box]\nlocal = true\n\n[hosts.box.profiles.{name}]\nmodel = "m"\n', encoding="utf-8"
+    )
+    pane = run_in_pane([*GDNCONSOLE, *command], env={"GDNCONSOLE_CONFIG": str(hosts)})
+    pane.wait(f"{' '.join(command)} to end", pane.dead)
+    pane.untouched()
+    assert f"{hosts}:4:" in pane.history() and "\\u202elanif" in pane.history(), pane.history()
+
+
+def test_hosts_and_config_check_show_a_reversed_value_escaped(
+    run_in_pane: Callable[..., Pane], tmp_path: Path
+) -> None:
+    hosts = tmp_path / "reversed.toml"
+    hosts.write_text(
+        '[hosts.box]\nlocal = true\nsimulate = { sglang = "0.5.11", gpus = 2 }\n\n'
+        '[hosts.box.profiles.p]\nmodel = "Qwen/Qwen3.6-27B\\u202e"\nargs = ["--served-model-name", "a\\u202eb"]\n',
+        encoding="utf-8",
+    )
+    for command in (["hosts"], ["config", "check"]):
+        pane = run_in_pane([*GDNCONSOLE, *command], env={"GDNCONSOLE_CONFIG": str(hosts)})
+        pane.wait(f"{' '.join(command)} to end", pane.dead)
+        pane.untouched()
+        assert "\u202e" not in pane.history(), pane.history()

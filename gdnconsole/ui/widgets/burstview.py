@@ -14,6 +14,7 @@ from textual.widgets import DataTable, Static
 
 from gdnconsole.chat.burst import PERCENTILES, BurstResult
 from gdnconsole.chat.model import ChatResult
+from gdnconsole.logs.textsafe import visible
 from gdnconsole.ui.tones import Repaints, Tones, ms, rate, seconds, styled
 from gdnconsole.ui.widgets.answerview import Cells, Figures, accept_text
 
@@ -82,7 +83,7 @@ def errors_text(burst: BurstResult, tones: Tones) -> Text:
     width = max(len(str(count)) for _message, count in errors)
     for message, count in errors:
         out.append(f"\n{count:>{width}} × ", tones.value)
-        out.append(message, tones.bad)
+        out.append(visible(message), tones.bad)  # the server's or the link's words
     return out
 
 
@@ -155,7 +156,7 @@ class BurstView(Repaints, VerticalScroll):
     def fail(self, message: str) -> None:
         self.count = 0
         self._again = lambda: self.fail(message)
-        self._status(Text(f"✖ {message}", self.tones.bad))
+        self._status(Text(f"✖ {visible(message)}", self.tones.bad))
 
     def cancel(self, now: float) -> None:
         done, count = self.done, self.count

@@ -1,0 +1,36 @@
+"""The widgets that show what a log or a server said, as text: the timeline's fatal summary and a burst's
+errors keep every escape visible (the real terminal's view of them: tests/terminal/test_escapes.py)."""
+
+from __future__ import annotations
+
+from gdnconsole.chat.burst import BurstResult
+from gdnconsole.chat.model import ChatResult
+from gdnconsole.sglang.tracker import StageTracker
+from gdnconsole.ui import theme
+from gdnconsole.ui.tones import Tones
+from gdnconsole.ui.widgets.burstview import errors_text
+from gdnconsole.ui.widgets.timeline import render_timeline, timeline_data
+from tests.sglang.test_tracker import CRASH_TAIL, CT129_STARTUP
+
+HOSTILE = "boom \x1b]0;PWNED\x07 \x1b[2J \x9b2J \u202edesrever"
+SHOWN = "boom ^[]0;PWNED^G ^[[2J \\x9b2J \\u202edesrever"
+RAW = ("\x1b", "\x07", "\x9b", "\u202e")
+
+
+def test_the_timeline_shows_a_fatal_summary_s_escapes() -> None:
+    tracker = StageTracker()
+    crash = CRASH_TAIL.replace("Exception: Capture cuda graph failed:", f"Exception: {HOSTILE}:")
+    for line in (CT129_STARTUP + crash).split("\n"):
+        tracker.feed(line)
+    _, palette = theme.load()
+    text = render_timeline(timeline_data(tracker.startups), palette).plain
+    assert not [c for c in RAW if c in text], repr(text)
+    assert f"Exception: {SHOWN}" in text.replace("\n", " ")
+
+
+def test_a_burst_s_errors_show_their_escapes() -> None:
+    burst = BurstResult(3, 10.0, [ChatResult(error=f"HTTP 500: {HOSTILE}") for _ in range(3)])
+    loaded, _palette = theme.load()
+    text = errors_text(burst, Tones.of_theme(loaded)).plain
+    assert not [c for c in RAW if c in text], repr(text)
+    assert f"HTTP 500: {SHOWN}" in text
