@@ -129,6 +129,24 @@ def matcher(pattern: str) -> Callable[[bytes, int], int]:
 # -- what one line looks like ------------------------------------------------------------------------
 
 
+SGLANG_HEAD = 64 << 10  # bytes at a log's start that must hold a line SGLang writes, for it to be one
+
+
+def written_by_sglang(path: Path, size: int = SGLANG_HEAD) -> bool:
+    """Whether a line of the first ``size`` bytes of ``path`` is one SGLang writes (the test `log summarize`
+    makes of a whole file, on the head that a view reads at once). An empty file may still become one."""
+    head = logscan.text_head(path, size)
+    if not head:
+        return True
+    lines = head.split(b"\n")
+    if len(head) == size and len(lines) > 1:
+        lines.pop()  # cut mid-line
+    tracker = StageTracker()
+    for number, raw in enumerate(lines, start=1):
+        tracker.feed(raw[:CLASSIFY_CAP].decode("utf-8", "replace"), number)
+    return tracker.sglang_lines > 0
+
+
 def display_text(raw: str) -> str:
     """What the view shows of a raw line: its last tqdm state, control characters made visible."""
     shown = textsafe.last_carriage_state(raw[:DISPLAY_CAP])

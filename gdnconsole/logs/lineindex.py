@@ -42,7 +42,7 @@ class Growth:
     before: int  # complete lines before the update (0 after a reset)
     after: int  # complete lines now
     reason: str | None = None  # of a reset: "truncated" or "replaced" (renamed away or deleted, then new)
-    behind: int = field(default=0, compare=False)  # bytes past what was indexed (a ``limit``, a cancel)
+    behind: int = field(default=0, compare=False)  # bytes not read yet (past a ``limit``, a cancel)
 
     @property
     def added(self) -> int:
@@ -121,7 +121,7 @@ class LineIndex:
         stop = size if limit is None else min(size, self.end + limit)
         self._index(fh, stop, progress, cancelled)
         self._seen = os.pread(fh.fileno(), min(SEEN, self.end), self.end - min(SEEN, self.end))
-        return Growth(reason is not None, before, self.complete, reason, max(0, size - self.end))
+        return Growth(reason is not None, before, self.complete, reason, max(0, size - self.size))
 
     def _rotation(self) -> str | None:
         """How the file held was rotated since the last update, if it was and it is time to move on."""

@@ -351,9 +351,15 @@ def check_readable(path: Path) -> int:
     return st.st_size
 
 
-def _text_head(fh: BinaryIO) -> bytes:
-    """The first bytes of text, after the NUL hole that a copytruncate leaves when the writer lacks
-    O_APPEND (a sparse hole is skipped without reading it)."""
+def text_head(path: Path, size: int) -> bytes:
+    """The first ``size`` bytes of text of ``path``, after a copytruncate's NUL hole (raises OSError)."""
+    with path.open("rb") as fh:
+        return _text_head(fh, size)
+
+
+def _text_head(fh: BinaryIO, keep: int = 8192) -> bytes:
+    """The first ``keep`` bytes of text, after the NUL hole that a copytruncate leaves when the writer
+    lacks O_APPEND (a sparse hole is skipped without reading it)."""
     fd = fh.fileno()
     try:
         pos = os.lseek(fd, 0, os.SEEK_DATA)
@@ -363,7 +369,7 @@ def _text_head(fh: BinaryIO) -> bytes:
         block = os.pread(fd, READ, pos)
         text = block.lstrip(b"\0")
         if text or not block:
-            return text[:8192]
+            return text[:keep]
         pos += len(block)
 
 

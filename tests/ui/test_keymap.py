@@ -357,6 +357,7 @@ def test_log_view_takes_the_keymap_and_only_warns_about_a_bad_one(
     monkeypatch.setenv("GDNCONSOLE_CONFIG", str(path))
     calls: list[dict[str, object]] = []
     monkeypatch.setattr("gdnconsole.ui.screens.logscreen.run_log_view", lambda *a, **kw: calls.append(kw))
+    monkeypatch.setattr("gdnconsole.cli.opener.interactive", lambda: True)  # CliRunner's output is a pipe
     path.write_text('[keys]\n"log.filter" = "ctrl+f"\n"dash.prompt" = "P"\n')
     result = CliRunner().invoke(main, ["log", "view", str(log)])
     assert result.exit_code == 0 and calls[-1]["keymap"] == {"log.filter": "ctrl+f"}

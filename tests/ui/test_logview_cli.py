@@ -27,6 +27,7 @@ def test_view_runs_the_app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> N
     monkeypatch.setattr(
         "gdnconsole.ui.screens.logscreen.run_log_view", lambda path, follow, **_: calls.append((path, follow))
     )
+    monkeypatch.setattr("gdnconsole.cli.opener.interactive", lambda: True)  # CliRunner's output is a pipe
     log = tmp_path / "a.log"
     log.write_text("[2026-11-30 09:00:00] hello\n")
     result = CliRunner().invoke(main, ["log", "view", str(log), "--follow"])

@@ -236,9 +236,12 @@ class LogViewApp(ThemedApp):
         themes: ThemeSet | None = None,
         poll_interval: float | None = POLL_S,
         keymap: Mapping[str, str] | None = None,
+        notice: str | None = None,
     ) -> None:
-        """``keymap``: binding id → keys for the log view's bindings (checked by ui/keymap.py)."""
+        """``keymap``: binding id → keys for the log view's bindings (checked by ui/keymap.py);
+        ``notice``: what to say of the file as it opens (that it is not an SGLang log)."""
         super().__init__(theme_name, themes)
+        self.notice = notice
         if keymap:
             self.set_keymap(keymap)
         self.path = path
@@ -246,10 +249,12 @@ class LogViewApp(ThemedApp):
         self.poll_interval = poll_interval
         self.sub_title = visible(str(path))  # a file's name may hold an escape too
 
-    def on_mount(self) -> None:
+    def on_mount(self) -> None:  # (ThemedApp's on_mount runs too: Textual calls each class's handler)
         self.push_screen(
             LogScreen(self.path, self.palette, follow=self.follow, poll_interval=self.poll_interval)
         )
+        if self.notice:
+            self.notify(self.notice, severity="warning")
 
     @property
     def log_screen(self) -> LogScreen:
@@ -266,13 +271,15 @@ def run_log_view(
     user_themes: Path | None = None,
     keymap: Mapping[str, str] | None = None,
     remember: Callable[[str], None] | None = None,
+    notice: str | None = None,
 ) -> None:
     """Open the log view on ``path`` (the caller checked it is a readable text file) in ``theme_name``
     (the caller checked it exists), offering the shipped themes and those in ``user_themes``, with the
-    user's ``keymap``; ``remember`` keeps a theme picked in the palette for the next start."""
+    user's ``keymap``; ``remember`` keeps a theme picked in the palette for the next start; ``notice``:
+    what to say of the file as it opens."""
     themes = theme.load_all(user_themes)
     warn_theme_errors(themes, theme_name)
-    app = LogViewApp(path, follow=follow, theme_name=theme_name, themes=themes, keymap=keymap)
+    app = LogViewApp(path, follow=follow, theme_name=theme_name, themes=themes, keymap=keymap, notice=notice)
     app.remember = remember
     app.fit_colours()
     app.run()
