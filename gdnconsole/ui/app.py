@@ -141,7 +141,8 @@ class DashboardApp(ThemedApp):
             rack = self.screen.get_child_by_type(ToastRack)
         except (ScreenStackError, NoMatches):
             return
-        self.call_later(toastlimit.show, rack, list(self._notifications), self.size.height)
+        room = getattr(self.screen, "toast_rows", lambda: self.size.height // 3)()
+        self.call_later(toastlimit.show, rack, list(self._notifications), self.size, room)
 
     def _unnotify(self, notification: Notification, refresh: bool = True) -> None:
         super()._unnotify(notification, refresh=True)  # a shown toast ended: a folded one takes its place

@@ -11,10 +11,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from rich.cells import cell_len
+from textual.geometry import Size
 from textual.notifications import Notification
 from textual.widgets._toast import Toast, ToastHolder, ToastRack
 
 SMALL_HEIGHT = 30  # rows below which toasts are compact (no padding, no gap)
+TOAST_WIDTH = 52  # cells, as ThemedApp's CSS has it
 MORE_ID = "gdn-toasts-more"
 SEVERITY_ORDER = ("information", "warning", "error")
 
@@ -32,11 +35,31 @@ class Shown:
     folded: tuple[Notification, ...]
 
 
-def choose(notifications: Sequence[Notification], height: int) -> Shown:
-    """The newest ``visible_count`` notifications (newest first) and the rest, folded."""
+def toast_width(screen_width: int) -> int:
+    """A toast's cells across, as the app's CSS sizes it (``width: 52; max-width: 45%``)."""
+    return min(TOAST_WIDTH, screen_width * 45 // 100)
+
+
+def rows_of(notification: Notification, width: int, compact: bool) -> int:
+    """The rows a toast takes: its title and message wrapped to its width, its padding and the gap."""
+    room = max(width - 3, 10)  # the coloured edge and the padding on each side
+    lines = sum(max(1, -(-cell_len(line) // room)) for line in notification.message.splitlines() or [""])
+    return lines + bool(notification.title) + (0 if compact else 3)
+
+
+def choose(notifications: Sequence[Notification], height: int, width: int, room: int) -> Shown:
+    """The newest notifications (newest first) that fit in ``room`` rows with the "+N more" line, at most
+    ``visible_count`` of them and at least the newest one; the rest folded."""
     live = [n for n in notifications if not n.has_expired]
     live.sort(key=lambda n: n.raised_at, reverse=True)
-    count = visible_count(height)
+    compact = height < SMALL_HEIGHT
+    count, used = 0, 0
+    for notification in live[: visible_count(height)]:
+        more = 1 if len(live) > count + 1 else 0  # the "+N more" line the rest would need
+        used += rows_of(notification, toast_width(width), compact)
+        if count and used + more > room:
+            break
+        count += 1
     return Shown(tuple(live[:count]), tuple(live[count:]))
 
 
@@ -49,9 +72,10 @@ def more_notification(folded: Sequence[Notification]) -> Notification:
     )
 
 
-async def show(rack: ToastRack, notifications: Sequence[Notification], height: int) -> None:
-    """Make ``rack`` hold the chosen toasts in order (newest at the top), mounting only what is new."""
-    shown = choose(notifications, height)
+async def show(rack: ToastRack, notifications: Sequence[Notification], size: Size, room: int) -> None:
+    """Make ``rack`` hold the chosen toasts in order (newest at the top), mounting only what is new;
+    ``size``: the terminal's, ``room``: the rows they may cover."""
+    shown = choose(notifications, size.height, size.width, room)
     wanted = list(shown.newest)
     if shown.folded:
         wanted.append(more_notification(shown.folded))

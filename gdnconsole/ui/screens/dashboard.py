@@ -324,6 +324,10 @@ class DashboardScreen(Screen[None]):
         pane.refresh_host()
         self.call_after_refresh(self._place_toasts)  # the GPU panel's height follows the GPUs listed
 
+    def toast_rows(self) -> int:
+        """The rows toasts may cover: a third of the log's (toastlimit)."""
+        return max(1, self.panes[self.active_index].log_pane.view.region.height // 3)
+
     def _place_toasts(self) -> None:
         """Toasts over the top right of the log's lines, its oldest rows on screen: not over the GPU rows'
         figures, the timeline's verdict, nor the log's last rows, where a crash lands."""
