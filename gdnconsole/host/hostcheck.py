@@ -62,8 +62,12 @@ for argv in argvs:
 sys.stdout.write("\n\x1egdnconsole-check " + json.dumps(out) + "\n")
 """
 
+# A helper of ours, not SGLang: the working directory that `-c` puts first on sys.path is dropped before
+# anything is imported (a `glob.py` there would run). CHECK_SCRIPT keeps it: it imports SGLang as the
+# server's own `python -m sglang.launch_server` in that directory would.
 READ_SCRIPT = r"""
-import glob, os, sys
+import sys; sys.path[:] = [p for p in sys.path if p not in ("", ".")]
+import glob, os
 path = os.path.expanduser(sys.argv[1])
 limit = int(sys.argv[2])
 candidates = [os.path.join(path, "config.json")]

@@ -5,6 +5,7 @@ shell command an SSH server runs), and the tether `gdnconsole demo` starts."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import subprocess
 import sys
@@ -13,9 +14,11 @@ from pathlib import Path
 import pytest
 
 from gdnconsole.demo import tether
-from gdnconsole.host import agent
+from gdnconsole.host import agent, simulated
+from gdnconsole.host.hostcheck import read_model_config
 from gdnconsole.host.link import remote_command
 from gdnconsole.host.simhome import prepare_home
+from tests.host.test_hostcheck import sim_host
 from tests.sshhosts import SshdHost
 
 TIMEOUT_S = 30.0
@@ -102,4 +105,19 @@ def test_the_demo_tether_imports_nothing_from_the_working_directory(
     assert watcher is not None
     tied.release()  # closes the pipe and waits for the watcher's end
     assert not Path(f"/proc/{watcher}").exists() or "Z" in Path(f"/proc/{watcher}/stat").read_text()
+    assert not marker.exists()
+
+
+def test_reading_a_models_config_on_the_host_imports_nothing_from_its_workdir(tmp_path: Path) -> None:
+    marker = tmp_path / "marker"
+    host = sim_host(tmp_path, "0.5.11")
+    workdir = simulated.workdir(host)
+    workdir.mkdir(parents=True, exist_ok=True)
+    (workdir / "glob.py").write_text(f"open({str(marker)!r}, 'w').write('imported')\n")
+    model = tmp_path / "model"
+    model.mkdir()
+    (model / "config.json").write_text('{"architectures": ["Qwen3NextForCausalLM"]}')
+    assert asyncio.run(read_model_config(host, str(model), None)) == {
+        "architectures": ["Qwen3NextForCausalLM"]
+    }
     assert not marker.exists()
