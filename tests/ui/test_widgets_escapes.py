@@ -5,8 +5,10 @@ from __future__ import annotations
 
 from gdnconsole.chat.burst import BurstResult
 from gdnconsole.chat.model import ChatResult
+from gdnconsole.host.journal import Attempt, Fatal
 from gdnconsole.sglang.tracker import StageTracker
 from gdnconsole.ui import theme
+from gdnconsole.ui.screens.journal import attempt_row, detail_text
 from gdnconsole.ui.tones import Tones
 from gdnconsole.ui.widgets.burstview import errors_text
 from gdnconsole.ui.widgets.timeline import render_timeline, timeline_data
@@ -34,3 +36,28 @@ def test_a_burst_s_errors_show_their_escapes() -> None:
     text = errors_text(burst, Tones.of_theme(loaded)).plain
     assert not [c for c in RAW if c in text], repr(text)
     assert f"HTTP 500: {SHOWN}" in text
+
+
+def test_a_damaged_journal_s_attempt_is_listed_and_detailed_escaped() -> None:
+    """A journal read back may be damaged or written by anyone: its strings are data too."""
+    attempt = Attempt(
+        number=3,
+        time=0.0,
+        host="box",
+        profile="p\x1b]0;PWNED\x07",
+        argv=["python", "-m", "sglang.launch_server", "--served-model-name", "x\x1b[2J"],
+        env={"NOTE": "a\u202eb"},
+        stages={"graphs\x1b[2J": 1.0},
+        outcome="crashed",
+        fatal=Fatal(9, HOSTILE),
+        stage="graphs\x9b2J",
+        warnings=["warn \x1b]0;W\x07"],
+    )
+    loaded, _palette = theme.load()
+    tones = Tones.of_theme(loaded)
+    row = " | ".join(cell.plain for cell in attempt_row(attempt, tones))
+    detail = detail_text(attempt, 100, tones).plain
+    for text in (row, detail):
+        assert not [c for c in RAW if c in text], repr(text)
+    assert "p^[]0;PWNED^G" in row and "graphs\\x9b2J" in row and SHOWN in row
+    assert "$'x\\x1b[2J'" in detail and "NOTE=$'a\\u202eb'" in detail and "warn ^[]0;W^G" in detail

@@ -88,17 +88,18 @@ def reached_text(attempt: Attempt, tones: Tones) -> Text:
     if attempt.outcome in NOT_STARTED:
         return Text("not started", DIM)  # its stage is the default one, which it never reached
     mark = ("✖ ", tones.error) if failed(attempt) else ("", DIM)
+    stage = visible(attempt.stage)  # a journal read back may be damaged, or written by anyone
     if not attempt.stages:
-        return Text.assemble(mark, (attempt.stage, DIM))
-    return Text.assemble(mark, attempt.stage, (f" {span(sum(attempt.stages.values()))}", DIM))
+        return Text.assemble(mark, (stage, DIM))
+    return Text.assemble(mark, stage, (f" {span(sum(attempt.stages.values()))}", DIM))
 
 
 def stages_text(attempt: Attempt, tones: Tones) -> Text:
-    out = Text(", ".join(f"{stage} {span(seconds)}" for stage, seconds in attempt.stages.items()))
+    out = Text(visible(", ".join(f"{stage} {span(seconds)}" for stage, seconds in attempt.stages.items())))
     if not out.plain:
-        out = Text(attempt.stage, DIM)
+        out = Text(visible(attempt.stage), DIM)
     if failed(attempt):
-        out.append(f"  ✖ failed in {attempt.stage}", tones.error)
+        out.append(f"  ✖ failed in {visible(attempt.stage)}", tones.error)
     return out
 
 
@@ -120,8 +121,8 @@ def cause_text(attempt: Attempt, tones: Tones) -> Text:
 
 def attempt_row(attempt: Attempt, tones: Tones) -> tuple[Text, ...]:
     when = time.strftime("%m-%d %H:%M:%S", time.localtime(attempt.time))
-    outcome = Text(attempt.outcome, outcome_style(attempt.outcome, tones))
-    cells = (str(attempt.number), when, attempt.profile)
+    outcome = Text(visible(attempt.outcome), outcome_style(attempt.outcome, tones))
+    cells = (str(attempt.number), when, visible(attempt.profile))
     return (*(Text(c) for c in cells), outcome, reached_text(attempt, tones), cause_text(attempt, tones))
 
 
@@ -208,7 +209,7 @@ def detail_text(attempt: Attempt, width: int, tones: Tones, secrets: tuple[str, 
     value wrapped to ``width`` under its own start (the labels stay a column apart). API keys and tokens
     are masked (a journal written before masking may hold them), unless ``secrets``: the real values,
     revealed on purpose, that the masks stand for."""
-    out = Text(f"attempt {attempt.number} · profile {attempt.profile} · ", Style(bold=True))
+    out = Text(f"attempt {attempt.number} · profile {visible(attempt.profile)} · ", Style(bold=True))
     out.append(attempt.outcome, outcome_style(attempt.outcome, tones))
     if secrets is None:
         argv, env_values = redact(attempt.argv), redact_env(attempt.env)
