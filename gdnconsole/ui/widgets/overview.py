@@ -20,6 +20,7 @@ from textual.message import Message
 from textual.widgets import Static
 
 from gdnconsole.host.session import HostSession
+from gdnconsole.logs.textsafe import visible
 from gdnconsole.ui.theme import LogPalette
 
 # The column layout of overview_rows, shared so that both lay rows out alike (private there: that module
@@ -107,7 +108,7 @@ class Overview(Vertical):
     def _cells_of(self, index: int) -> tuple[list[Text], list[Text]]:
         session = self.sessions[index]
         label = Text(f"{'▶' if index == self.active else ' '}{index + 1} ", Style(dim=True))
-        name = Text(session.host.name, Style(bold=True))
+        name = Text(visible(session.host.name), Style(bold=True))  # an ssh target typed as given
         long, short = ([label, name, *overview_cells(session, self.palette, short=s)] for s in VARIANTS)
         return long, short
 
