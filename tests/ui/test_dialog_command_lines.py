@@ -12,7 +12,7 @@ from textual.widgets import Static
 
 from gdnconsole.host import launcher
 from gdnconsole.host.launcher import PlanProcess, StopPlan
-from gdnconsole.ui.dialogs.confirm import plan_text, relaunch_dialog, stop_dialog
+from gdnconsole.ui.dialogs.confirm import plan_text, processes_text, relaunch_dialog, stop_dialog
 from gdnconsole.ui.models.textfit import argument_lines
 
 KEY = "sk-live-123"
@@ -90,3 +90,12 @@ async def test_the_dialogs_wrap_between_arguments_at_every_width(which: str, siz
         for pair in ("--api-key '<redacted:", "--port 30000", "--speculative-eagle-topk 1", "--tp-size 2"):
             assert pair in joined, pair
         assert "left alone:" in joined and "…" in joined  # the look-alike's cut title, marked
+
+
+def test_the_adopt_question_wraps_each_process_and_escapes_it() -> None:
+    hostile = " ".join([*ARGV[:-4], "--served-model-name", "x\x1b]0;pwned\x07"])
+    text = processes_text([(7001, hostile), (7002, "sglang::scheduler_TP0")], 76).plain
+    lines = text.splitlines()
+    assert all(len(line) <= 76 for line in lines) and "\x1b" not in text and "\x07" not in text
+    assert lines[0].startswith("  pid 7001") and lines[-1].startswith("  pid 7002")
+    assert all(line.startswith(" " * 14) for line in lines[1:-1])

@@ -42,6 +42,14 @@ def process_lines(process: PlanProcess, words: Sequence[str], width: int, style:
     return out
 
 
+def processes_text(processes: Sequence[tuple[int, str]], width: int) -> Text:
+    """(pid, command line) pairs, as the adopt question lists them: each wrapped between its words."""
+    lines = [
+        process_lines(PlanProcess(pid, what, None), what.split(), width, BOLD) for pid, what in processes
+    ]
+    return Text("\n").join(lines)
+
+
 def plan_text(plan: StopPlan, grace_s: float, width: int = DIALOG_WIDTH - 4) -> Text:
     """The processes a stop will end (process group, uptime, each pid with its whole command line, keys
     masked), and the look-alikes it leaves alone."""

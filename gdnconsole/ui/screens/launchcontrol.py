@@ -26,7 +26,7 @@ from gdnconsole.host.session import HostSession
 from gdnconsole.logs.textsafe import visible
 from gdnconsole.sglang.launch import launch_spec
 from gdnconsole.timefmt import duration
-from gdnconsole.ui.dialogs.confirm import ConfirmScreen, relaunch_dialog, stop_dialog
+from gdnconsole.ui.dialogs.confirm import ConfirmScreen, processes_text, relaunch_dialog, stop_dialog
 from gdnconsole.ui.models.formmodel import field_of
 from gdnconsole.ui.tones import Tones
 
@@ -184,13 +184,10 @@ class LaunchControl:
         server = self.sessions[index].server
         if server is None:  # gone since the key was pressed
             return
-        body = Text()
-        for pid, what in launcher.adopt_processes(server):
-            body.append(f"\npid {pid}  " if body else f"pid {pid}  ", Style(bold=True))
-            body.append(what)
+        processes = launcher.adopt_processes(server)
         dialog = ConfirmScreen(
             launcher.adopt_question(self._name(index)),
-            [("its processes", body)],
+            [("its processes", lambda _tones, width: processes_text(processes, width))],
             yes="Adopt it",
             no="Leave it alone",
             dialog_id="confirm-adopt",
