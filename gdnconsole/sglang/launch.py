@@ -152,6 +152,14 @@ def secret_values(argv: Sequence[str], env: Mapping[str, str]) -> tuple[str, ...
     return (*values, *(value for name, value in env.items() if is_secret_env(name)))
 
 
+def mask_known(text: str, real: Sequence[str]) -> str:
+    """``text`` (a host's or SGLang's own words, which may echo an argument) with each of the secret
+    values ``real`` masked wherever it occurs; values under 4 characters are too common to look for."""
+    for value in sorted({v for v in real if len(v) >= 4}, key=len, reverse=True):
+        text = text.replace(value, _mask(value))
+    return text
+
+
 def unmask(value: str, real: Sequence[str]) -> str:
     """The one of ``real`` whose mask ``value`` is; ``value`` itself when it is none of theirs."""
     return next((candidate for candidate in real if _mask(candidate) == value), value)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from gdnconsole.sglang.launch import (
     is_masked,
     is_secret_env,
+    mask_known,
     redact,
     redact_env,
     secret_values,
@@ -60,3 +61,11 @@ def test_a_secret_environment_assignment_in_a_command_line_is_masked() -> None:
     shown = redact(argv)
     assert shown[1].startswith("HF_TOKEN=<redacted:") and shown[2:] == argv[2:]
     assert secret_values(argv, {}) == ("t",)
+
+
+def test_mask_known_masks_each_secret_wherever_it_occurs() -> None:
+    text = "error: unrecognized arguments: --api-kee sk-live-1 x=sk-live-1 abc"
+    masked = mask_known(text, ["sk-live-1", "abc", "sk-live-1"])
+    assert "sk-live-1" not in masked and masked.count("<redacted:") == 2
+    assert masked.endswith(" abc")  # under 4 characters: too common to look for
+    assert mask_known("sk-live-12 sk-live-1", ["sk-live-1", "sk-live-12"]).count("<redacted:") == 2

@@ -131,3 +131,21 @@ async def test_a_dialog_over_the_form_masks_the_secrets_again(tmp_path: Path) ->
         await pilot.press("escape")  # unsaved changes: the discard question comes over the form
         assert await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), 5)
         assert TOKEN not in text_of(form, "env") and not form.revealed
+
+
+async def test_the_hosts_verdict_is_shown_with_the_forms_secrets_masked(tmp_path: Path) -> None:
+    """SGLang's argparse echoes what it refuses: the key must not come back through the host's words."""
+    from gdnconsole.host.hostcheck import HostVerdict
+
+    path = secret_file(tmp_path)
+    app = form_app(form_session(tmp_path, path), path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        form = await open_form(pilot)
+        message = f"sglang: error: unrecognized arguments: --api-kee {KEY} HF_TOKEN={TOKEN}"
+        form.verdict, form.verdict_argv = HostVerdict(False, "SystemExit", message), form._current_argv()
+        form._paint()
+        assert "unrecognized arguments" in shown(form, "#ff-verdicts")
+        assert KEY not in shown(form, "#ff-verdicts") and TOKEN not in shown(form, "#ff-verdicts")
+        await pilot.press("ctrl+r")
+        assert await until(pilot, lambda: KEY in shown(form, "#ff-verdicts"), 5)

@@ -35,7 +35,7 @@ from gdnconsole.host.session import HostSession
 from gdnconsole.logs.textsafe import visible
 from gdnconsole.sglang import rules
 from gdnconsole.sglang.findings import Finding
-from gdnconsole.sglang.launch import launch_spec, redact, secret_values, server_args
+from gdnconsole.sglang.launch import launch_spec, mask_known, redact, secret_values, server_args
 from gdnconsole.sglang.profilerules import check_profile
 from gdnconsole.ui import clipboard
 from gdnconsole.ui.dialogs.askname import AskNameScreen
@@ -401,12 +401,22 @@ class FlagFormScreen(Screen[FormResult]):
         result = self.result if self.checked == current else None
         ours = flagcheck.our_verdict(result, self.facts, tones, invalid=current is None)
         stale = self.verdict is not None and self.verdict_argv != current
-        theirs = flagcheck.host_verdict_text(self.verdict, self.host_running, stale, tones)
+        theirs = flagcheck.host_verdict_text(self._shown_verdict(), self.host_running, stale, tones)
         lines = [ours, theirs]
         disagree = flagcheck.disagreement(self.result, self.verdict, tones) if not stale else None
         if disagree is not None:
             lines.append(disagree)
         self.query_one("#ff-verdicts", Static).update(Text("\n").join(lines))
+
+    def _shown_verdict(self) -> HostVerdict | None:
+        """The host's verdict with the form's secrets masked: SGLang's argparse echoes what it refuses."""
+        verdict = self.verdict
+        if verdict is None or self.revealed:
+            return verdict
+        profile = self.parsed.profile or self.base
+        real = (*secret_values(profile.args, profile.env), *secret_values(self.base.args, self.base.env))
+        return replace(verdict, message=mask_known(verdict.message, real),
+                       traceback_tail=mask_known(verdict.traceback_tail, real))  # fmt: skip
 
     # -- profiles --------------------------------------------------------------------------------------
 
