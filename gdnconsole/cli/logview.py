@@ -21,6 +21,7 @@ from gdnconsole.logs import scan as logscan
 from gdnconsole.logs.lineindex import LineIndex
 
 PLAIN_POLL_S = 0.25  # how often `log view --follow` in a pipe looks at its file
+_PLAIN_ASCII = bytes(range(32, 127)) + b"\t\n"  # bytes that a line can hold and be printed as they are
 
 
 def _view_config() -> Config:
@@ -129,6 +130,8 @@ def _write_lines(index: LineIndex, start: int, stop: int, out: TextIO) -> int:
 def plain_text(data: bytes) -> str:
     """Lines as the view shows their text: a bar's last state, secrets masked, controls made visible
     (a log line never reaches the terminal as an escape); tabs kept, for grep and cut."""
+    if not data.translate(None, _PLAIN_ASCII):  # the common case, checked at C speed: nothing to escape
+        return textsafe.without_secrets(data.decode("ascii"))
     text = data.decode("utf-8", "replace")
     if "\r" in text:
         text = "\n".join(textsafe.last_carriage_state(line) for line in text.split("\n"))

@@ -33,7 +33,7 @@ T = TypeVar("T")
 
 DISPLAY_CAP = 32 << 10  # characters of a line kept for display and copy (the 11 KB server_args fits)
 POLL_BYTES = 256 << 20  # bytes a poll indexes at most: it ends soon however fast the file grows
-SKIP_BYTES = 64 << 20  # lines not yet read for their meaning beyond this are skipped by a poll ...
+SKIP_BYTES = 256 << 20  # lines not yet read for their meaning beyond this are skipped by a poll ...
 SKIP_KEEP = 1 << 20  # ... all but about this much at their end (the latest throughput, the last stage)
 MAIN = "main"  # the rank label of lines without a rank prefix
 
