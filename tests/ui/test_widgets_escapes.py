@@ -1,13 +1,18 @@
-"""The widgets that show what a log or a server said, as text: the timeline's fatal summary and a burst's
-errors keep every escape visible (the real terminal's view of them: tests/terminal/test_escapes.py)."""
+"""The widgets that show what a log, a host, a server or a file said, as text: the timeline's fatal
+summary, a burst's errors, the journal screen's attempt and the host picker's lines keep every escape
+visible (the real terminal's view of them: tests/terminal/test_escapes.py)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from gdnconsole.chat.burst import BurstResult
 from gdnconsole.chat.model import ChatResult
+from gdnconsole.config import hosts as config_hosts
 from gdnconsole.host.journal import Attempt, Fatal
 from gdnconsole.sglang.tracker import StageTracker
 from gdnconsole.ui import theme
+from gdnconsole.ui.screens.hostpicker import HostPickerScreen
 from gdnconsole.ui.screens.journal import attempt_row, detail_text
 from gdnconsole.ui.tones import Tones
 from gdnconsole.ui.widgets.burstview import errors_text
@@ -61,3 +66,11 @@ def test_a_damaged_journal_s_attempt_is_listed_and_detailed_escaped() -> None:
         assert not [c for c in RAW if c in text], repr(text)
     assert "p^[]0;PWNED^G" in row and "graphs\\x9b2J" in row and SHOWN in row
     assert "$'x\\x1b[2J'" in detail and "NOTE=$'a\\u202eb'" in detail and "warn ^[]0;W^G" in detail
+
+
+def test_the_host_picker_shows_a_simulated_gpu_s_reversed_name_escaped(tmp_path: Path) -> None:
+    hosts = tmp_path / "hosts.toml"
+    hosts.write_text('[hosts.box]\nsimulate = { gpu_name = "RTX\\u202eevil", sglang = "0.5.11\\u200b" }\n')
+    picker = HostPickerScreen(list(config_hosts.load(hosts).hosts.values()))
+    text = picker._prompt(0).plain
+    assert "RTX\\u202eevil" in text and "0.5.11\\u200b" in text and "\u202e" not in text

@@ -16,6 +16,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from gdnconsole.config.hosts import Host
+from gdnconsole.logs.textsafe import visible
 from gdnconsole.ui.dialogs.help import HelpScreen
 from gdnconsole.ui.keybar import KeyBar
 
@@ -66,7 +67,7 @@ class HostPickerScreen(Screen[list[Host]]):
         host = self.hosts[index]
         out = Text("[x] " if index in self.marked else "[ ] ")
         out.append(f"{host.name:<16}", Style(bold=True))
-        out.append(describe(host), Style(dim=True))
+        out.append(visible(describe(host)), Style(dim=True))  # the file's values: a bidi override shown
         return out
 
     def action_mark(self) -> None:
