@@ -829,7 +829,7 @@ def _table_0_5_11() -> tuple[Step, ...]:
         core.pp_disables_overlap(S11("3175-3180")),
         *_speculative_0_5_11(),
         serving.hicache_radix_rule(S11("3946-3951")),  # _handle_cache_compatibility
-        serving.deterministic_backend_rule(serving.DETERMINISTIC_BACKENDS_0_5_11, S11("3978-4030")),
+        *serving.deterministic_rules("0.5.11", S11("3978-4046")),
         *core.check_server_args_0_5_11(),
     )
 
@@ -1186,9 +1186,7 @@ def _table_0_5_23() -> tuple[Step, ...]:
         serving.gpt_oss_backends(serving.GPT_OSS_BACKENDS_0_5_23, S23("522-542", "arg_groups/model_hook.py")),
         *_mamba_0_5_23(),
         # handle_deterministic_inference runs before the attention backends (pipeline.py:240-242)
-        serving.deterministic_backend_rule(
-            serving.DETERMINISTIC_BACKENDS_0_5_23, S23("1093-1121", "arg_groups/overrides.py")
-        ),
+        *serving.deterministic_rules("0.5.23", S23("580-670", "arg_groups/attention_hook.py")),
         *_attention_0_5_23(),
         core.linear_attn_flashinfer_sm100(S23("281-345", "arg_groups/attention_hook.py")),
         *serving.dp_with_attn_dp_0_5_23(),

@@ -452,7 +452,32 @@ def hicache_radix_rule(source: str) -> Rule:
 
 
 DETERMINISTIC_BACKENDS_0_5_11 = ("flashinfer", "fa3", "triton")  # 511 server_args.py:164
-DETERMINISTIC_BACKENDS_0_5_23 = ("ascend", "fa3", "fa4", "flashinfer", "intel_xpu", "triton")
+DETERMINISTIC_BACKENDS_0_5_23 = (
+    "ascend",
+    "fa3",
+    "fa4",
+    "flashinfer",
+    "intel_xpu",
+    "triton",
+)  # choices.py:113
+# The backends whose radix cache is deterministic (511 server_args.py:166; 523 arg_groups/choices.py:249).
+RADIX_DETERMINISTIC_0_5_11 = ("fa3", "triton")
+RADIX_DETERMINISTIC_0_5_23 = ("ascend", "fa3", "fa4", "triton")
+# Absorbed-MLA models, checked apart (511 server_args.py:3990-4002; 523 arg_groups/attention_hook.py:621-635).
+DETERMINISTIC_MLA_0_5_11 = frozenset(
+    {
+        "DeepseekV2ForCausalLM",
+        "DeepseekV3ForCausalLM",
+        "DeepseekV32ForCausalLM",
+        "MistralLarge3ForCausalLM",
+        "PixtralForConditionalGeneration",
+        "GlmMoeDsaForCausalLM",
+    }
+)
+DETERMINISTIC_MLA_0_5_23 = DETERMINISTIC_MLA_0_5_11 | {
+    "Glm4MoeLiteForCausalLM",
+    "Glm5NextForConditionalGeneration",
+}
 
 
 def deterministic_backend_rule(backends: tuple[str, ...], source: str) -> Rule:
@@ -474,6 +499,86 @@ def deterministic_backend_rule(backends: tuple[str, ...], source: str) -> Rule:
         f"{', '.join(backends)}), or no --attention-backend",
         source,
     )
+
+
+def deterministic_rules(version: str, source: str) -> list[Step]:
+    """``_handle_deterministic_inference`` (511 server_args.py:3978-4046; 523 arg_groups/attention_hook.py
+    :580-670 with overrides.py:1093-1121): the explicit backend, then the backend SGLang picks when none is
+    given (Blackwell: triton for absorbed-MLA models, flashinfer for others; older GPUs: fa3), then
+    absorbed-MLA models' narrower list (0.5.23: fa4 only on SM100/SM110), then the radix cache off on a
+    backend whose radix cache is not deterministic."""
+    new = version == "0.5.23"
+    backends = DETERMINISTIC_BACKENDS_0_5_23 if new else DETERMINISTIC_BACKENDS_0_5_11
+    radix = RADIX_DETERMINISTIC_0_5_23 if new else RADIX_DETERMINISTIC_0_5_11
+    mla = DETERMINISTIC_MLA_0_5_23 if new else DETERMINISTIC_MLA_0_5_11
+
+    def on(c: Ctx) -> bool:
+        return bool(c.enable_deterministic_inference)
+
+    def is_mla(c: Ctx) -> bool:
+        return c.architecture in mla
+
+    def fallback(c: Ctx) -> str:
+        if c.major in (10, 12):
+            return "triton" if is_mla(c) else "flashinfer"
+        return "fa3"
+
+    def mla_text(c: Ctx) -> str:
+        which = "absorbed-MLA models" if new else "DeepSeek models"
+        return (
+            f"Currently only {list(radix)} attention backends are supported for deterministic inference with "
+            f"{which}. But you're using {c.attention_backend}."
+        )
+
+    steps: list[Step] = [
+        deterministic_backend_rule(backends, source),
+        Resolve(
+            "deterministic.default_backend",
+            lambda c: c.set(attention_backend=fallback(c)),
+            source,
+            lambda c: on(c) and c.attention_backend is None and c.major is not None,
+        ),
+        _value_error(
+            "deterministic.mla_backend",
+            ("enable_deterministic_inference", "attention_backend"),
+            lambda c: (
+                on(c) and is_mla(c) and c.attention_backend is not None and c.attention_backend not in radix
+            ),
+            mla_text,
+            f"--attention-backend {radix[-1]} (or another of {', '.join(radix)})",
+            source,
+        ),
+    ]
+    if new:
+        steps.append(
+            _value_error(
+                "deterministic.mla_fa4_needs_sm100",
+                ("attention_backend", "enable_deterministic_inference"),
+                lambda c: (
+                    on(c)
+                    and is_mla(c)
+                    and c.attention_backend == "fa4"
+                    and c.major is not None
+                    and c.major not in (10, 11)
+                ),
+                lambda c: (
+                    "Deterministic inference with absorbed-MLA models on the fa4 attention backend requires "
+                    "SM100/SM110: it runs absorbed MLA, whose qv argument flash_attn.cute only implements on "
+                    "those archs."
+                ),
+                "--attention-backend triton (or fa3 on Hopper)",
+                source,
+            )
+        )
+    steps.append(
+        Resolve(
+            "deterministic.radix_cache_off",
+            lambda c: c.set(disable_radix_cache=True),
+            source,
+            lambda c: on(c) and c.attention_backend is not None and c.attention_backend not in radix,
+        )
+    )
+    return steps
 
 
 # -- check_server_args: LoRA and two-batch overlap ------------------------------------------------------

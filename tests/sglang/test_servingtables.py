@@ -478,3 +478,67 @@ def test_auto_is_a_parser_name_from_0_5_14_only() -> None:
     assert run("0.5.23", "--tool-call-parser", "auto", "--reasoning-parser", "auto").ok
     assert run("0.5.14", "--tool-call-parser", "auto").ok
     assert not run("0.5.11", "--tool-call-parser", "auto").ok
+
+
+# -- deterministic inference on absorbed-MLA models and newer GPUs ------------------------------------
+
+DEEPSEEK: dict[str, Any] = {"architectures": ["DeepseekV3ForCausalLM"], "max_position_embeddings": 163840}
+
+
+def test_0_5_23_runs_absorbed_mla_deterministically_on_fa4_only_on_sm100() -> None:
+    flags = ("--enable-deterministic-inference", "--attention-backend", "fa4")
+    found = first("0.5.23", *flags, config=DEEPSEEK, cc="9.0")
+    assert found is not None and found[:2] == ("deterministic.mla_fa4_needs_sm100", "ValueError")
+    assert (found[2] or "").startswith(
+        "Deterministic inference with absorbed-MLA models on the fa4 attention"
+    )
+    assert "deterministic.mla_fa4_needs_sm100" not in [
+        e.id for e in run("0.5.23", *flags, config=DEEPSEEK, cc="10.0").errors
+    ]
+    assert run("0.5.23", *flags, cc="9.0").ok  # a model without absorbed MLA
+
+
+@pytest.mark.parametrize(("sglang", "backend"), [("0.5.11", "flashinfer"), ("0.5.23", "flashinfer")])
+def test_absorbed_mla_models_take_the_radix_deterministic_backends_only(sglang: str, backend: str) -> None:
+    found = first(sglang, "--enable-deterministic-inference", "--attention-backend", backend, config=DEEPSEEK)
+    which = "absorbed-MLA models" if sglang == "0.5.23" else "DeepSeek models"
+    assert found is not None and found[:2] == ("deterministic.mla_backend", "ValueError")
+    assert (found[2] or "").endswith(f"with {which}. But you're using {backend}.")
+    assert (
+        first(sglang, "--enable-deterministic-inference", "--attention-backend", "triton", config=DEEPSEEK)
+        is None
+    )
+
+
+@pytest.mark.parametrize(
+    ("cc", "backend"), [("10.0", "flashinfer"), ("12.0", "flashinfer"), ("9.0", "fa3"), ("8.6", "fa3")]
+)
+def test_deterministic_inference_picks_a_backend_for_the_gpu(cc: str, backend: str) -> None:
+    """0.5.23 checks deterministic inference before its attention hook picks a backend (measured)."""
+    result = run("0.5.23", "--enable-deterministic-inference", cc=cc)
+    assert result.ok and result.values["attention_backend"] == backend
+
+
+def test_0_5_11_on_blackwell_refuses_its_own_default_backend_for_deterministic_inference() -> None:
+    """0.5.11 picks trtllm_mha on SM100 before it checks deterministic inference, then refuses it as if
+    the operator had named it (measured on the wheel, B200 persona); 0.5.23 checks first."""
+    found = first("0.5.11", "--enable-deterministic-inference", cc="10.0")
+    assert found is not None and found[0] == "deterministic.attention_backend"
+    assert (found[2] or "").endswith("but you explicitly specified 'trtllm_mha'.")
+    assert run("0.5.11", "--enable-deterministic-inference", cc="8.6").ok
+    assert run("0.5.23", "--enable-deterministic-inference", cc="10.0").ok
+
+
+def test_deterministic_inference_turns_the_radix_cache_off_on_flashinfer() -> None:
+    flashinfer = run("0.5.23", "--enable-deterministic-inference", "--attention-backend", "flashinfer")
+    assert flashinfer.ok and flashinfer.values["disable_radix_cache"] is True
+    triton = run("0.5.23", "--enable-deterministic-inference", "--attention-backend", "triton")
+    assert triton.values["disable_radix_cache"] is False
+    # 0.5.23 checks the hierarchical cache after that, so the two meet; 0.5.11 checked it before
+    hicache = (
+        "--enable-deterministic-inference",
+        "--attention-backend",
+        "flashinfer",
+        "--enable-hierarchical-cache",
+    )
+    assert first("0.5.23", *hicache) is not None and run("0.5.11", *hicache).ok
