@@ -15,9 +15,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from functools import cache
+from typing import TYPE_CHECKING
 
-from gdnconsole.sglang import flagtables
 from gdnconsole.sglang.findings import Finding
+
+if TYPE_CHECKING:
+    from gdnconsole.sglang import flagtables
 
 Version = tuple[int, int, int]
 ARGPARSE_SOURCE = "argparse (allow_abbrev) in srt/server_args.py prepare_server_args"
@@ -235,6 +238,10 @@ def _what_it_takes(type_: str | None) -> str:
 
 
 def _rows(version: Version) -> tuple[flagtables.Row, ...]:
+    # Imported here: the session and the dashboard import this module for parse_version alone, and the
+    # 4,000 lines of tables load when a table is first built (tests/test_import_hygiene.py).
+    from gdnconsole.sglang import flagtables
+
     return flagtables.FLAGS_0_5_23 if version >= (0, 5, 14) else flagtables.FLAGS_0_5_11
 
 
