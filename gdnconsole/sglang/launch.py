@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from gdnconsole.config.hosts import Profile
@@ -150,6 +150,12 @@ def secret_values(argv: Sequence[str], env: Mapping[str, str]) -> tuple[str, ...
     pairs = [(real, masked) for real, masked in zip(argv, redact(argv), strict=True) if real != masked]
     values = [real if masked.startswith(MASK_PREFIX) else real.partition("=")[2] for real, masked in pairs]
     return (*values, *(value for name, value in env.items() if is_secret_env(name)))
+
+
+def profile_secrets(profiles: Iterable[Profile]) -> tuple[str, ...]:
+    """Every secret value the profiles hold: what free text about their host (a launcher's error, an
+    alert) is masked with."""
+    return tuple(value for p in profiles for value in secret_values(server_args(p), p.env))
 
 
 def mask_known(text: str, real: Sequence[str]) -> str:

@@ -7,6 +7,7 @@ from gdnconsole.sglang.launch import (
     is_masked,
     is_secret_env,
     mask_known,
+    profile_secrets,
     redact,
     redact_env,
     secret_values,
@@ -69,3 +70,11 @@ def test_mask_known_masks_each_secret_wherever_it_occurs() -> None:
     assert "sk-live-1" not in masked and masked.count("<redacted:") == 2
     assert masked.endswith(" abc")  # under 4 characters: too common to look for
     assert mask_known("sk-live-12 sk-live-1", ["sk-live-1", "sk-live-12"]).count("<redacted:") == 2
+
+
+def test_profile_secrets_are_every_profiles_keys_and_tokens() -> None:
+    from gdnconsole.config.hosts import Profile
+
+    one = Profile(name="a", model="m", args=("--api-key", "k-one"), env={"HF_TOKEN": "t-one", "X": "1"})
+    two = Profile(name="b", model="m", args=("--admin-api-key=k-two",))
+    assert profile_secrets([one, two]) == ("k-one", "t-one", "k-two")

@@ -149,3 +149,17 @@ async def test_the_hosts_verdict_is_shown_with_the_forms_secrets_masked(tmp_path
         assert KEY not in shown(form, "#ff-verdicts") and TOKEN not in shown(form, "#ff-verdicts")
         await pilot.press("ctrl+r")
         assert await until(pilot, lambda: KEY in shown(form, "#ff-verdicts"), 5)
+
+
+async def test_a_launch_error_toast_masks_the_hosts_secrets(tmp_path: Path) -> None:
+    path = secret_file(tmp_path)
+    app = form_app(form_session(tmp_path, path), path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        error = OSError(f"sglang: error: unrecognized arguments: --api-kee {KEY} (HF_TOKEN={TOKEN})")
+        app.dashboard.launches._failed(0, "launch", error)
+        app.dashboard.launches._alarm(0, f"timed out: {KEY}")
+        await pilot.pause()
+        said = [n.message for n in app._notifications]
+        assert any("launch failed: sglang: error" in m for m in said) and any("timed out" in m for m in said)
+        assert not [m for m in said if KEY in m or TOKEN in m], said

@@ -30,6 +30,7 @@ from gdnconsole.config.hosts import Profile
 from gdnconsole.host.journal import Journal
 from gdnconsole.host.link import LinkState
 from gdnconsole.host.session import HostSession
+from gdnconsole.sglang.launch import mask_known, profile_secrets
 from gdnconsole.ui.models.alerts import HostAlerts, look
 from gdnconsole.ui.theme import LogPalette
 from gdnconsole.ui.widgets.hostpane import HostPane
@@ -285,7 +286,8 @@ class DashboardScreen(Screen[None]):
         expected = self._launches is not None and self._launches.expects_exit(index)
         for alert in self.alerts[index].observe(look(self.sessions[index], expected_exit=expected)):
             timeout = 15 if alert.severity == "error" else 6
-            self.notify(alert.message, severity=alert.severity, timeout=timeout)
+            secrets = profile_secrets(self.sessions[index].host.profiles.values())
+            self.notify(mask_known(alert.message, secrets), severity=alert.severity, timeout=timeout)
             if alert.bell and self.bell:
                 self.app.bell()
 

@@ -24,7 +24,7 @@ from gdnconsole.host.consolelog import record_bug
 from gdnconsole.host.journal import Attempt, Journal, RuleBreak
 from gdnconsole.host.session import HostSession
 from gdnconsole.logs.textsafe import visible
-from gdnconsole.sglang.launch import launch_spec
+from gdnconsole.sglang.launch import launch_spec, mask_known, profile_secrets
 from gdnconsole.timefmt import duration
 from gdnconsole.ui.dialogs.confirm import ConfirmScreen, processes_text, relaunch_dialog, stop_dialog
 from gdnconsole.ui.models.formmodel import field_of
@@ -282,7 +282,12 @@ class LaunchControl:
     def _failed(self, index: int, action: str, exc: Exception) -> None:
         self.progress.pop(index, None)
         self.changed(index)
-        self.screen.notify(f"{self._name(index)}: {action} failed: {exc}", severity="error", timeout=10)
+        said = f"{self._name(index)}: {action} failed: {self._masked(index, str(exc))}"
+        self.screen.notify(said, severity="error", timeout=10)
+
+    def _masked(self, index: int, text: str) -> str:
+        """The host's or SGLang's words, which may echo an argument, with the host's secrets masked."""
+        return mask_known(text, profile_secrets(self.sessions[index].host.profiles.values()))
 
     def _bug(self, index: int, action: str, exc: Exception) -> None:
         """Not the host's doing: a bug of ours, said as one, its traceback in the console's log."""
@@ -325,4 +330,4 @@ class LaunchControl:
             self.open_form(index, profile, where)
 
     def _alarm(self, index: int, what: str) -> None:
-        self.screen.notify(f"{self._name(index)}: {what}", severity="error", timeout=15)
+        self.screen.notify(f"{self._name(index)}: {self._masked(index, what)}", severity="error", timeout=15)
