@@ -43,7 +43,8 @@ _GENERIC_KINDS = frozenset(
 _WRAPPERS = frozenset({"sigquit_launch", "sigquit_running", "subprocess_crashed", "init_failed", "killed"})
 # Lines only a scheduler writes: without a rank prefix they are the only rank's (tp = 1), not the main
 # process's.
-_SCHEDULER_KINDS = frozenset({"scheduler_exception", "retracted", "runtime_oom", "logged_traceback"})
+# (A retraction is placed by its stage; a bare traceback without a prefix, by its frames.)
+_SCHEDULER_KINDS = frozenset({"scheduler_exception", "runtime_oom"})
 # Which process reports a fatal line that has no rank prefix (the rest are the main process's or unknown).
 _MAIN_KINDS = frozenset(
     {"sigquit_launch", "sigquit_running", "subprocess_crashed", "init_failed", "scheduler_died"}

@@ -219,6 +219,16 @@ def test_the_same_runtime_warning_three_times_is_one_warning() -> None:
             "scheduler",
         ),
         ('Traceback (most recent call last):\n  File "/x/y.py", line 1, in f\nRuntimeError: x', None),
+        (
+            "[2025-01-01 10:00:06] Scheduler hit an exception: Traceback (most recent call last):\n"
+            "RuntimeError: boom",
+            "scheduler",
+        ),
+        (  # 2024's logged traceback without a prefix: whose, its frames say
+            "[2024-11-20 10:12:05] Traceback (most recent call last):\n"
+            f'  File "{SITE}/managers/tokenizer_manager.py", line 700, in handle_loop\nRuntimeError: x',
+            "main",
+        ),
     ],
 )
 def test_the_process_of_a_fatal_line_without_a_rank(text: str, process: str | None) -> None:
@@ -413,3 +423,8 @@ def test_other_capture_failures_get_no_oom_hint() -> None:
         )
     )
     assert fatal["hint"] is None
+
+
+def test_the_2025_attention_notice_names_the_default_backend() -> None:
+    result = read("[2025-06-23 15:06:10 TP0] Attention backend not set. Use fa3 backend by default.")
+    assert result["kernels"] == {"attention": "fa3"}

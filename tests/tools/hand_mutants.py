@@ -22,6 +22,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 TRACKER = "gdnconsole/sglang/tracker.py"
+EVENTS = "gdnconsole/sglang/events.py"
 LOGLINE = "gdnconsole/sglang/logline.py"
 FLAGS = "gdnconsole/sglang/flags.py"
 RULEKIT = "gdnconsole/sglang/rulekit.py"
@@ -40,7 +41,9 @@ TESTS_FOR: dict[str, tuple[str, ...]] = {
         "tests/sglang/test_tracker*.py",
         "tests/sglang/test_summary_whole.py",
         "tests/sglang/test_excerpts.py",
+        "tests/sglang/test_expert_reading.py",
     ),
+    EVENTS: ("tests/sglang/test_expert_reading.py", "tests/sglang/test_events_*.py"),
     LOGLINE: ("tests/sglang/test_logline*.py", "tests/sglang/test_tracker*.py"),
     FLAGS: ("tests/sglang/test_flag*.py",),
     RULEKIT: ("tests/sglang/test_rulekit_*.py",),
@@ -57,15 +60,75 @@ TESTS_FOR: dict[str, tuple[str, ...]] = {
 MUTANTS: list[tuple[str, str, str, str]] = [
     (
         TRACKER,
-        "return self.stage >= Stage.READY and self.fatal is None",
-        "return self.stage >= Stage.READY",
+        "return self.reached_ready and self.fatal is None",
+        "return self.reached_ready",
         "Startup.ready: a server that crashed after ready is still ready",
     ),
     (
         TRACKER,
-        "return self.stage >= Stage.READY and self.fatal is None",
-        "return self.stage > Stage.READY and self.fatal is None",
-        "Startup.ready: only once serving",
+        "return self.stage >= Stage.READY and (self.saw_ready or self.served)",
+        "return self.stage > Stage.READY and (self.saw_ready or self.served)",
+        "Startup.reached_ready: only once serving",
+    ),
+    (
+        TRACKER,
+        "return self.stage >= Stage.READY and (self.saw_ready or self.served)",
+        "return self.stage >= Stage.READY",
+        "Startup.reached_ready: a request-loop frame alone claims the server was ready",
+    ),
+    (
+        TRACKER,
+        "return self.stage >= Stage.READY and (self.saw_ready or self.served)",
+        "return self.stage >= Stage.READY and self.saw_ready",
+        "Startup.reached_ready: decode lines of a mid-run excerpt do not prove ready",
+    ),
+    (
+        TRACKER,
+        "return self.rank is None and len(self.ranks) > 1",
+        "return len(self.ranks) > 1",
+        "Problem.collective: a watchdog on two of four ranks read as everyone's hang",
+    ),
+    (
+        TRACKER,
+        "COLLECTIVE_WINDOW_S = 30.0",
+        "COLLECTIVE_WINDOW_S = 60.0",
+        "watchdogs 45 s apart read as one hang",
+    ),
+    (
+        TRACKER,
+        '_SCHEDULER_KINDS = frozenset({"scheduler_exception", "runtime_oom"})',
+        '_SCHEDULER_KINDS = frozenset({"runtime_oom"})',
+        "a rankless scheduler exception is nobody's (tp = 1: the scheduler's)",
+    ),
+    (
+        TRACKER,
+        '_MISSING_LIB = re.compile(r"(?P<lib>lib[\\w+-]+\\.so[\\w.]*): cannot open shared object file")',
+        '_MISSING_LIB = re.compile(r"(?P<lib>lib[\\w+-]+\\.so): cannot open shared object file")',
+        "torchcodec's cause loses the library's version (libavutil.so.58 → libavutil.so)",
+    ),
+    (
+        TRACKER,
+        '    if "capture cuda graph failed" in lower and "out of memory" in lower:',
+        '    if "capture cuda graph failed" in lower:',
+        "every capture failure gets the OOM hint",
+    ),
+    (
+        EVENTS,
+        "Attention backend not (?:specified|set)",
+        "Attention backend not specified",
+        "backend_choice: 2025's 'Attention backend not set. Use fa3…' chooses nothing",
+    ),
+    (
+        EVENTS,
+        """_ARGS_BACKEND = re.compile(r\"\"\"\\battention_backend'?[=:] ?'(?P<v>[\\w.-]+)'\"\"\")""",
+        """_ARGS_BACKEND = re.compile(r\"\"\"\\battention_backend=(?P<v>[\\w.-]+)\"\"\")""",
+        "backend_choice: the args dump's backend read with its quotes, or not from 0.5.22's dict",
+    ),
+    (
+        EVENTS,
+        '("gdn_kernels", re.compile(r"GDN kernel dispatcher: (?P<v>.+?)\\s*$")),',
+        '("gdn_kernels", re.compile(r"GDN kernel dispatcher: (?P<v>\\S+)")),',
+        "backend_choice: the GDN dispatcher said only for decode",
     ),
     (
         TRACKER,
