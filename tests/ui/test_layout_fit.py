@@ -65,3 +65,14 @@ async def test_a_folded_toast_comes_up_when_a_shown_one_ends(tmp_path: Path) -> 
         [newest] = [n for n in app._notifications if n.message == "new"]
         app._unnotify(newest)
         assert await until(pilot, lambda: toasts(app) == ["old"], 5), toasts(app)
+
+
+async def test_toasts_raised_together_are_shown_once_each(tmp_path: Path) -> None:
+    app = app_for(tmp_path)
+    async with app.run_test(size=(200, 50), notifications=True) as pilot:
+        await settle(pilot)
+        for n in range(1, 6):
+            app.notify(f"burst {n}", timeout=60)  # no pause between: the rack catches up once
+        assert await until(pilot, lambda: toasts(app)[:1] == ["burst 5"], 5), toasts(app)
+        await pilot.pause()
+        assert toasts(app) == ["burst 5", "burst 4", "burst 3", "+2 more"]
