@@ -458,7 +458,10 @@ def demo_cmd(
     if not ui:
         click.echo(f"-- {shell_line(spec.argv)}")
         click.echo(f"-- log: {log}")
-        code = foreground.run(spec, env=env, cwd=simulated.workdir(host), log=log, out=sys.stdout)
+        try:
+            code = foreground.run(spec, env=env, cwd=simulated.workdir(host), log=log, out=sys.stdout)
+        except foreground.LogRefused as exc:
+            fail(str(exc))
     else:
         from gdnconsole.demo import tether
         from gdnconsole.ui.app import run_dashboard  # Textual loads only when a screen is shown

@@ -33,7 +33,8 @@ Console -> agent:
   beside the log (owner, pid, time), so that two consoles cannot launch at once; a lock whose pid is gone
   or that is older than LOCK_STALE_S is stale and taken over (the reply's ``stale_lock`` says so). It
   refuses while the server of the pid file still runs. The old log is kept as ``LOG.1`` (``rotate``;
-  false truncates it), the pid file ``.gdnconsole-server.json`` beside the log records the server, and
+  false truncates it); a log that is a link, a FIFO or another user's file is refused, a new one is
+  created 0600 (``open_log``). The pid file ``.gdnconsole-server.json`` beside the log records the server, and
   the lock is released. Reply: ``{"type": "launched", "id", "server": RECORD, "stale_lock": null | {"owner",
   "pid", "time", "reason"}}`` where RECORD is ``{"pid", "pgid", "start_time": EPOCH, "argv", "env", "cwd",
   "log", "owner", "time", "adopted": false}``; a refusal is an ``error`` (with ``"lock"`` when the lock is
@@ -125,7 +126,7 @@ import sys
 import threading
 import time
 import traceback
-from stat import S_ISREG
+from stat import S_ISLNK, S_ISREG
 from typing import IO, TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -1306,13 +1307,86 @@ def release_lock(path: str) -> None:
             os.unlink(path)
 
 
+# A new log is ours alone: SGLang's args dump (``server_args=ServerArgs(…)``) prints the API key, and
+# ``--log-requests`` the prompts. `nohup … > log` would make it 0644; a reader the operator wants can be
+# given the file (chmod) without a key having leaked first.
+LOG_MODE = 0o600
+LOG_OPEN = (
+    os.O_WRONLY | os.O_APPEND | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+)
+
+
+def log_refused(log: str, why: str) -> BadRequest:
+    return BadRequest(f"the log {log} {why}: not written (remove it, or set the host's log to another path)")
+
+
+def open_log(log: str, truncate: bool = False) -> int:
+    """The server's log, opened to append (emptied when ``truncate``), as a raw descriptor.
+
+    Someone who can write to the log's folder (/tmp) could plant a link there, or a file of their own:
+    a link is never followed (O_NOFOLLOW), a FIFO, device or socket is never waited on (O_NONBLOCK, then a
+    regular-file check) and another user's file is never written into. A missing log is created by this
+    call alone (O_EXCL) at LOG_MODE. O_CLOEXEC: the server gets it as its stdout only (dup2 clears it).
+    """
+    for _ in range(16):
+        try:
+            fd = os.open(log, LOG_OPEN)
+        except FileNotFoundError:
+            try:
+                fd = os.open(log, LOG_OPEN | os.O_CREAT | os.O_EXCL, LOG_MODE)
+            except FileExistsError:
+                continue  # planted or created meanwhile: open what is there, and check it
+            except OSError as exc:
+                raise log_refused(log, log_open_error(log, exc)) from None
+        except OSError as exc:
+            raise log_refused(log, log_open_error(log, exc)) from None
+        try:
+            info = os.fstat(fd)
+            if not S_ISREG(info.st_mode):
+                raise log_refused(log, "is not a regular file (a FIFO, device or socket)")
+            if info.st_uid != os.geteuid():
+                raise log_refused(log, f"belongs to another user (uid {info.st_uid})")
+            os.set_blocking(fd, True)
+            if truncate:
+                os.ftruncate(fd, 0)
+        except BaseException:
+            os.close(fd)
+            raise
+        return fd
+    raise log_refused(log, "keeps appearing and vanishing")
+
+
+def log_open_error(log: str, exc: OSError) -> str:
+    """ELOOP from O_NOFOLLOW says only "too many levels of symbolic links", ENXIO (a FIFO without a
+    reader) "no such device": say what is there."""
+    with contextlib.suppress(OSError):
+        mode = os.lstat(log).st_mode
+        if S_ISLNK(mode):
+            return "is a symbolic link"
+        if not S_ISREG(mode):
+            return "is not a regular file (a FIFO, device or socket)"
+    return f"cannot be opened ({exc.strerror or exc})"
+
+
 def rotate_log(log: str, rotate: bool) -> None:
-    """Keep the previous log as LOG.1 (or empty it), so the new server's log starts at byte 0."""
-    if rotate and os.path.exists(log):
+    """Keep the previous log as LOG.1 (or empty it), so the new server's log starts at byte 0.
+
+    A link at LOG is refused, not moved along (someone planted it); one at LOG.1 is replaced by the
+    rename, never written through.
+    """
+    if not rotate:
+        os.close(open_log(log, truncate=True))
+        return
+    if os.path.islink(log):
+        raise log_refused(log, "is a symbolic link")
+    if os.path.isdir(log):
+        raise log_refused(log, "is a directory")
+    try:
         os.replace(log, log + ".1")
-    elif not rotate:
-        with open(log, "wb"):
-            pass
+    except FileNotFoundError:
+        pass  # no previous log: nothing to keep
+    except OSError as exc:
+        raise BadRequest(f"cannot keep the old log as {log}.1: {exc.strerror or exc}") from None
 
 
 def start_detached(argv: list[str], env: dict[str, str], cwd: str | None, log: str) -> subprocess.Popen:  # type: ignore[type-arg]
@@ -1323,7 +1397,7 @@ def start_detached(argv: list[str], env: dict[str, str], cwd: str | None, log: s
     """
     full_env = dict(os.environ)
     full_env.update(env)
-    with open(log, "ab") as out:
+    with open(open_log(log), "ab") as out:
         try:
             return subprocess.Popen(
                 argv,

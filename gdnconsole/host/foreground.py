@@ -18,6 +18,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TextIO
 
+from gdnconsole.errors import ConsoleError
 from gdnconsole.logs.textsafe import last_carriage_state, visible, without_secrets
 from gdnconsole.sglang.launch import LaunchSpec
 
@@ -61,7 +62,7 @@ def start(spec: LaunchSpec, *, env: Mapping[str, str], cwd: Path, log: Path) -> 
     skips ``finally`` blocks): a demo must not leave a server behind.
     """
     log.parent.mkdir(parents=True, exist_ok=True)
-    with log.open("wb") as log_fh:
+    with open(open_log(log), "ab") as log_fh:
         return subprocess.Popen(
             list(spec.argv),
             stdin=subprocess.DEVNULL,
@@ -72,6 +73,21 @@ def start(spec: LaunchSpec, *, env: Mapping[str, str], cwd: Path, log: Path) -> 
             start_new_session=True,
             preexec_fn=terminate_with_parent,
         )
+
+
+class LogRefused(ConsoleError):
+    """The log path holds a link, a FIFO or another user's file: nothing was started."""
+
+
+def open_log(log: Path) -> int:
+    """``log`` emptied for the new server, as the agent opens a launch's log: never through a link, never
+    a FIFO, never someone else's file, created 0600 (host/agent.py ``open_log`` says why)."""
+    from gdnconsole.host import agent  # stdlib only, and the one place that rule is written
+
+    try:
+        return agent.open_log(str(log), truncate=True)
+    except agent.BadRequest as exc:
+        raise LogRefused(str(exc)) from None
 
 
 def terminate_with_parent() -> None:
