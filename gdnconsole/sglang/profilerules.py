@@ -4,6 +4,9 @@ comes last and wins. One place for `config check`, the flag form and the launche
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from gdnconsole.config.hosts import Profile
 from gdnconsole.sglang.launch import server_args
 from gdnconsole.sglang.rules import CheckResult, check
@@ -16,7 +19,10 @@ def check_profile(
     compute_capability: str | None,
     gpus: int | None,
     gpu_memory_mb: float | None = None,
+    model_config: Mapping[str, Any] | None = None,
 ) -> CheckResult:
+    """``model_config``: the model's config.json as the host holds it, when read (its context length,
+    quantization and attention backends are checked only then)."""
     return check(
         server_args(profile),
         sglang=sglang,
@@ -24,4 +30,5 @@ def check_profile(
         gpus=gpus,
         env=profile.env,
         gpu_memory_mb=gpu_memory_mb,
+        model_config=model_config,
     )

@@ -39,3 +39,15 @@ def test_steps_alone_is_not_chosen_either(sglang: str) -> None:
     result = check([*QWEN3, "--speculative-num-steps", "2"], sglang=sglang, compute_capability="9.0", gpus=1)
     assert [e.id for e in result.errors][:1] == ["spec.steps_without_topk"]
     assert "spec.auto_params" not in [n.id for n in result.notices]
+
+
+def test_the_flag_forms_fields_show_the_assert_alone() -> None:
+    """What the form lists per field (ui/models/flagcheck.findings_by_field): the error, no auto choice."""
+    from gdnconsole.ui.models.flagcheck import findings_by_field
+
+    result = check(
+        [*QWEN3, "--speculative-eagle-topk", "2"], sglang="0.5.23", compute_capability="9.0", gpus=1
+    )
+    shown = findings_by_field([*result.errors, *result.notices])
+    ids = [f.id for findings in shown.values() for f in findings]
+    assert "spec.topk_without_steps" in ids and "spec.auto_params" not in ids

@@ -14,8 +14,9 @@ for version in 0.5.11 0.5.23; do
     unzip -q -o "$DIR"/wheels/sglang-"$version"-*.whl -d "$DIR/u${short:1}"
 done
 [ -x "$DIR/venv/bin/python" ] || "$PY" -m venv "$DIR/venv"
-# 0.5.11 pins transformers 5.6.0; torchvision brings the torch it was built with.
-"$DIR/venv/bin/pip" install --quiet torch torchvision triton numpy msgspec pydantic psutil requests packaging \
+# 0.5.11 pins transformers 5.6.0. torch and torchvision pinned as a pair that import together (a CUDA build;
+# pip on Python 3.11 finds both on some machines' local index, elsewhere about 3 GB to download).
+"$DIR/venv/bin/pip" install --quiet torch==2.14.1 torchvision==0.29.1 triton numpy msgspec pydantic psutil requests packaging \
     pillow tqdm einops orjson pyzmq sentencepiece pybase64 starlette IPython aiohttp openai partial_json_parser \
     dill compressed-tensors gguf pynvml "transformers==5.6.0"
 # 0.5.23 pins transformers 5.19.0 (and its tokenizers): kept apart, put first on its sys.path (--extra-path).
