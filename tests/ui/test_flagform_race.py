@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from textual import events
 from textual.pilot import Pilot
 from textual.widgets import Input, TextArea
 
 from gdnconsole.config import hosts as config_hosts
+from gdnconsole.tune.sweep import Options
+from gdnconsole.ui.screens.tune import TuneScreen
 from tests.ui.conftest import settle
 from tests.ui.dashboard_helpers import SIZE, until
 from tests.ui.form_helpers import HOSTS, form_app, form_session, hosts_file, open_form
@@ -55,3 +58,25 @@ async def test_ctrl_s_after_a_programmatic_edit_saves_it(tmp_path: Path) -> None
         assert await until(pilot, lambda: path.read_text() != HOSTS, 5)
         profile = saved_profile(path)
         assert (profile.tp, profile.env) == (4, {"SGLANG_ENABLE_SPEC_V2": "0"})
+
+
+async def test_ctrl_r_on_the_tune_screen_runs_the_grid_as_typed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    started: list[Options] = []
+    monkeypatch.setattr(TuneScreen, "_start", lambda self, options: started.append(options))
+    path = hosts_file(tmp_path)
+    app = form_app(form_session(tmp_path, path), path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("u")
+        assert await until(pilot, lambda: isinstance(app.screen, TuneScreen), 5)
+        grid = app.screen.query_one("#tune-grid", Input)
+        grid.value = "num_steps=1 eagle_topk=1 num_draft_tokens="
+        grid.focus()
+        grid.cursor_position = len(grid.value)
+        await pilot.pause()
+        await burst(pilot, "2", "ctrl+r")  # the run reads the grid before its last key is handled
+        assert await until(pilot, lambda: bool(started), 5), [n.message for n in app._notifications]
+        [combo] = started[0].combos
+        assert combo.label.endswith("2") and "num_draft_tokens" not in str(app._notifications)

@@ -38,6 +38,7 @@ from gdnconsole.sglang.findings import Finding
 from gdnconsole.sglang.launch import launch_spec, mask_known, redact, secret_values, server_args
 from gdnconsole.sglang.profilerules import check_profile
 from gdnconsole.ui import clipboard
+from gdnconsole.ui.afterkeys import after_typing
 from gdnconsole.ui.dialogs.askname import AskNameScreen
 from gdnconsole.ui.dialogs.confirm import ConfirmScreen
 from gdnconsole.ui.models import flagcheck
@@ -463,12 +464,8 @@ class FlagFormScreen(Screen[FormResult]):
             await self.run_action(action)
 
     def _after_typing(self, act: Callable[[], object]) -> None:
-        """Run ``act`` once the keys typed before it are in their field. A priority binding (ctrl+s) runs
-        as the app reads the key, while keys typed just before it still wait in the focused field's queue:
-        a callback queued behind them sees the text as the user typed it."""
-        focused = self.focused
-        if focused is None or not focused.call_later(self._synced, act):
-            self._synced(act)
+        """Run ``act`` on the fields as typed, the keys sent just before it included (afterkeys)."""
+        after_typing(self, lambda: self._synced(act))
 
     def _synced(self, act: Callable[[], object]) -> None:
         self._sync()

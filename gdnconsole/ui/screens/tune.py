@@ -46,6 +46,7 @@ from gdnconsole.tune.measure import Load
 from gdnconsole.tune.results import ComboResult, ranked
 from gdnconsole.tune.store import TuneStore
 from gdnconsole.tune.sweep import Options, Sweep, identity_of, run, stored
+from gdnconsole.ui.afterkeys import after_typing
 from gdnconsole.ui.dialogs.confirm import ConfirmScreen, diff_text
 from gdnconsole.ui.models.formmodel import profile_from_argv
 from gdnconsole.ui.tones import Tones
@@ -237,6 +238,9 @@ class TuneScreen(Screen[Profile | None]):
         return True
 
     def action_run(self) -> None:
+        after_typing(self, self._run_now)  # the grid as typed, the keys just before ctrl+r included
+
+    def _run_now(self) -> None:
         try:
             options = self._options()
         except (GridError, ValueError) as exc:
