@@ -107,3 +107,46 @@ def test_ctrl_c_at_adopts_question_exits_130_not_aborted(cli_env: dict[str, str]
         if proc.poll() is None:
             proc.kill()
         kill_group(by_hand.pid)
+
+
+def _connected_to(port: int) -> bool:
+    """Some socket of this machine has an established connection to ``port`` (the prompt's request)."""
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        for line in Path(table).read_text().splitlines()[1:]:
+            fields = line.split()
+            if fields[3] == "01" and fields[2].rsplit(":", 1)[-1] == f"{port:04X}":
+                return True
+    return False
+
+
+def test_ctrl_c_during_a_prompt_exits_130_in_one_line(cli_env: dict[str, str], tmp_path: Path) -> None:
+    config = Path(cli_env["GDNCONSOLE_CONFIG"])  # the server reads the request and never answers
+    config.write_text(config.read_text().replace("speed = 50.0\n", 'speed = 50.0\nchat_fault = "hang"\n', 1))
+    port = config_hosts.load(config).hosts["simbox"].profiles["final"].port
+    try:
+        ready = run(cli_env, "launch", "simbox", "--json", "--timeout", "60")
+        assert ready.returncode == 0, ready.stderr
+        proc = subprocess.Popen(
+            [*GDNCONSOLE, "prompt", "simbox", "hi", "--timeout", "120"],
+            env=cli_env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            deadline = 600  # looks at /proc, each a fraction of a second: the request is sent by then
+            while not _connected_to(port) and proc.poll() is None and deadline:
+                deadline -= 1
+                select.select([], [], [], 0.05)
+            assert _connected_to(port) and proc.poll() is None
+            proc.send_signal(signal.SIGINT)
+            _, err = proc.communicate(timeout=60)
+            assert proc.returncode == 130, (proc.returncode, err)
+            assert [line for line in err.splitlines() if line.strip()] == ["gdnconsole: interrupted"], err
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+    finally:
+        pgid = _server_pgid(tmp_path)
+        if pgid is not None:
+            kill_group(pgid)
