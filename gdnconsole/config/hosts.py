@@ -14,10 +14,10 @@ job, which knows the host's SGLang version.
 from __future__ import annotations
 
 import difflib
+import errno
 import math
 import os
 import re
-import stat
 import tomllib
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
@@ -26,6 +26,7 @@ from typing import Any
 
 import platformdirs
 
+from gdnconsole import readback
 from gdnconsole.config import tomlpos
 from gdnconsole.config.tomlpos import KeyPath
 from gdnconsole.errors import ConsoleError
@@ -242,18 +243,22 @@ def load(path: Path | None = None, *, reserved: Collection[str] = ()) -> Config:
 
 
 def _read_regular(path: Path) -> bytes:
-    """The file's bytes, when it is a regular file of a hosts file's size. Looked at before it is opened:
-    opening a FIFO blocks until someone writes to it, and a link to /dev/zero would fill the memory."""
-    info = path.stat()  # FileNotFoundError when it is not there
-    if stat.S_ISDIR(info.st_mode):
-        raise IsADirectoryError(path)
-    if not stat.S_ISREG(info.st_mode):
-        raise ConfigError(path, None, "", "expected a TOML file, found a FIFO, socket or device")
-    with path.open("rb") as fh:
-        data = fh.read(MAX_FILE_BYTES + 1)
-    if len(data) > MAX_FILE_BYTES:
-        raise ConfigError(path, None, "", f"the file is over {MAX_FILE_BYTES // 1024} KiB: not a hosts file")
-    return data
+    """The file's bytes, when it is a regular file of a hosts file's size. Checked on the open file
+    (readback): opening a FIFO must not block, a link to /dev/zero must not fill the memory, and a file
+    swapped between a look and the open is what gets checked."""
+    try:
+        return readback.read_regular(path, MAX_FILE_BYTES)
+    except (FileNotFoundError, IsADirectoryError):
+        raise
+    except OSError as exc:
+        if exc.errno == errno.EFBIG:
+            over = f"the file is over {MAX_FILE_BYTES // 1024} KiB: not a hosts file"
+            raise ConfigError(path, None, "", over) from None
+        if exc.errno == errno.EINVAL:
+            raise ConfigError(
+                path, None, "", "expected a TOML file, found a FIFO, socket or device"
+            ) from None
+        raise
 
 
 def loads(text: str, path: Path, *, reserved: Collection[str] = ()) -> Config:
@@ -264,6 +269,10 @@ def loads(text: str, path: Path, *, reserved: Collection[str] = ()) -> Config:
         raise _syntax_error(path, text, exc) from None
     except RecursionError:  # tomllib recurses per nested array: thousands deep exhaust the stack
         raise ConfigError(path, None, "", "arrays or tables nested too deeply to be a hosts file") from None
+    except ValueError:  # not a TOMLDecodeError: int() of over 4300 digits (Python's own limit)
+        raise ConfigError(
+            path, None, "", "a number too long to be a hosts file's (over 4300 digits)"
+        ) from None
     return _Validator(path, tomlpos.scan(text), reserved).config(raw)
 
 
