@@ -2,7 +2,8 @@
 
 One JSON object per line in ``<user data dir>/prompts/HOST.jsonl`` (``$GDNCONSOLE_PROMPTS_DIR`` instead of
 the user data dir's ``prompts`` folder). The file is only ever appended to; a console that dies mid-write
-loses at most that line, and a torn line is skipped when the file is read (as the launch journal does).
+loses at most that line; a torn or damaged line is skipped when the file is read, with one warning
+per read (as the launch journal does).
 
 A line is a single run (``"kind": "prompt"``: the request, and the result's figures with its text cut to
 ``TEXT_CHARS``) or a burst (``"kind": "burst"``: the request, the count, the burst's summary).
@@ -10,19 +11,25 @@ A line is a single run (``"kind": "prompt"``: the request, and the result's figu
 
 from __future__ import annotations
 
-import json
+import math
+import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from gdnconsole import readback
 from gdnconsole.chat.burst import BurstResult
 from gdnconsole.chat.model import ChatRequest, ChatResult
 from gdnconsole.host.jsonlines import append_json_line, data_dir
+from gdnconsole.readback import BadRecord
 
 PROMPTS_DIR_ENV = "GDNCONSOLE_PROMPTS_DIR"
 TEXT_CHARS = 2000  # of an answer's text (and reasoning) kept in the file
 RECALL = 200  # distinct prompts offered for recall
+MAX_FILE_BYTES = 256 << 20  # thousands of runs with their answers; a larger file is not read
+Warn = Callable[[str], None]
 
 
 def default_dir() -> Path:
@@ -72,37 +79,73 @@ class Entry:
         return value if isinstance(value, str) else ""
 
 
-def _entry(raw: object) -> Entry | None:
+def parse_entry(line: bytes) -> Entry:
+    """One line of the file as an Entry; BadRecord saying what is wrong with it."""
+    raw = readback.loads_json(line)
     if not isinstance(raw, dict):
-        return None
+        raise BadRecord("not an object")
     kind, request, result, when = raw.get("kind"), raw.get("request"), raw.get("result"), raw.get("time")
-    if kind not in ("prompt", "burst") or not isinstance(request, dict) or not isinstance(result, dict):
-        return None
-    return Entry(float(when) if isinstance(when, int | float) else 0.0, kind, request, result)
+    if kind not in ("prompt", "burst"):
+        raise BadRecord("kind is neither prompt nor burst")
+    if not isinstance(request, dict) or not isinstance(result, dict):
+        raise BadRecord("request or result is not an object")
+    if isinstance(when, bool) or not isinstance(when, int | float) or not _finite(when):
+        raise BadRecord("time is not a number")  # (a 400-digit integer is not finite as a float either)
+    return Entry(float(when), kind, request, result)
+
+
+def _finite(value: int | float) -> bool:
+    try:
+        return math.isfinite(value)
+    except OverflowError:
+        return False
+
+
+def _to_stderr(message: str) -> None:
+    print(f"gdnconsole: warning: {message}", file=sys.stderr)
 
 
 class PromptHistory:
-    """The prompts run on one host."""
+    """The prompts run on one host. ``warn`` hears each read's damaged lines, once per line (stderr)."""
 
-    def __init__(self, host: str, path: Path | None = None) -> None:
+    def __init__(self, host: str, path: Path | None = None, *, warn: Warn | None = None) -> None:
         self.host = host
         self.path = path or default_dir() / f"{host}.jsonl"
+        self.warn = warn or _to_stderr
+        self.warnings: list[str] = []  # every warning said, in order
+        self._warned: set[int] = set()  # line numbers already warned about
 
     def entries(self) -> list[Entry]:
-        """Every readable line, oldest first (a line cut by a crash, or of another shape, is skipped)."""
+        """Every good line, oldest first; a line cut by a crash, or of another shape, is skipped, and
+        one warning per read says how many were and where the first is."""
         try:
-            text = self.path.read_text(encoding="utf-8", errors="replace")
-        except FileNotFoundError:
+            data = readback.read_regular(self.path, MAX_FILE_BYTES)
+        except (FileNotFoundError, NotADirectoryError):
+            return []
+        except OSError as exc:  # a directory, a FIFO, a file of gigabytes: no history, said once
+            self._say(f"the prompt history {self.path} cannot be read: {exc.strerror or exc}")
             return []
         out: list[Entry] = []
-        for line in text.splitlines():
-            try:
-                entry = _entry(json.loads(line))
-            except ValueError:
+        damaged: list[tuple[int, str]] = []
+        for number, line in enumerate(data.split(b"\n"), start=1):
+            if not line.strip():
                 continue
-            if entry is not None:
-                out.append(entry)
+            try:
+                out.append(parse_entry(line))
+            except BadRecord as exc:
+                if number not in self._warned:
+                    damaged.append((number, str(exc)))
+        if damaged:
+            self._warned.update(n for n, _ in damaged)
+            first, why = damaged[0]
+            count = "1 damaged line" if len(damaged) == 1 else f"{len(damaged)} damaged lines"
+            self._say(f"skipped {count} in {self.path} (first at line {first}: {why})")
         return out
+
+    def _say(self, message: str) -> None:
+        if message not in self.warnings:  # an unreadable file is said once, not at every read
+            self.warnings.append(message)
+            self.warn(message)
 
     def prompts(self, limit: int = RECALL) -> list[str]:
         """The distinct prompts, most recent last (a prompt run again moves to the end)."""
