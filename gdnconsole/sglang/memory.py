@@ -19,7 +19,7 @@ def parts_gb(
     weights = (weights_gb or 0.0) + (draft_weights_gb or 0.0)
     if weights:
         parts["weights"] = weights
-    kv = numbers.get("kv_gb", 0.0) or numbers.get("k_gb", 0.0) + numbers.get("v_gb", 0.0)
+    kv = numbers.get("kv_gb") or numbers.get("k_gb", 0.0) + numbers.get("v_gb", 0.0)  # MLA: one KV size
     if kv:
         parts["kv"] = kv
     mamba = sum(numbers.get(k, 0.0) for k in _MAMBA)

@@ -428,3 +428,20 @@ def test_other_capture_failures_get_no_oom_hint() -> None:
 def test_the_2025_attention_notice_names_the_default_backend() -> None:
     result = read("[2025-06-23 15:06:10 TP0] Attention backend not set. Use fa3 backend by default.")
     assert result["kernels"] == {"attention": "fa3"}
+
+
+def test_the_split_counts_the_draft_models_weights_and_an_mla_kv_pool() -> None:
+    result = read(
+        "[2026-11-30 09:00:40 TP0] Load weight end. elapsed=37.12 s, type=DeepseekV3ForCausalLM, avail mem=20.87 GB, mem usage=25.64 GB.\n"
+        "[2026-11-30 09:00:45 TP0] Load weight end. elapsed=3.10 s, type=DeepseekV3ForCausalLMNextN, avail mem=19.64 GB, mem usage=1.23 GB.\n"
+        "[2026-11-30 09:00:46 TP0] KV Cache is allocated. #tokens: 84512, KV size: 5.49 GB"
+    )
+    assert result["memory"] == {"TP0": {"weights": 26.87, "kv": 5.49, "free": 19.64}}
+
+
+def test_the_split_is_said_to_two_decimals_as_sglang_says_gb() -> None:
+    result = read(
+        "[2026-11-30 09:00:46 TP0] KV Cache is allocated. #tokens: 84512, K size: 1.004 GB, V size: 1.004 GB\n"
+        "[2026-11-30 09:00:47 TP0] Memory pool end. avail mem=3.456 GB"
+    )
+    assert result["memory"] == {"TP0": {"kv": 2.01, "free": 3.46}}

@@ -30,6 +30,8 @@ FINE = [
     [
         (["python3", "-m", "sglang.launch_server", "--tp", "2"], ["--tp", "2"]),
         (["/opt/venv/bin/sglang", "serve", "--tp", "2"], ["--tp", "2"]),
+        (["sglang", "serve", "--tp", "2"], ["--tp", "2"]),  # found on PATH
+        (["-m", "sglang.launch_server", "--tp", "2"], ["--tp", "2"]),  # the interpreter left off
         (["--tp", "2"], ["--tp", "2"]),
         (["python3", "serve.py", "--tp", "2"], ["python3", "serve.py", "--tp", "2"]),  # not SGLang's entry
     ],
@@ -86,3 +88,17 @@ def test_a_rule_that_raises_something_else_does_not_explain_an_assertion() -> No
     ]
     argv += ["--page-size", "16", "--attention-backend", "triton"]  # a ValueError in SGLang, not an assert
     assert foretold("AssertionError", Stage.STARTING, argv, "0.5.11") is None
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["python3", "-m", "vllm.entrypoints.openai.api_server", "--tp", "2"],  # another module after -m
+        ["sglang.launch_server", "--tp", "2", "-m"],  # the module named first, not run by -m
+        ["/usr/bin/sglang", "--help"],  # SGLang's command without serve
+        ["serve", "--tp", "2", "sglang"],  # serve first: not `sglang serve`
+        ["/opt/sglang/bin/python3", "serve.py", "--tp", "2"],
+    ],
+)
+def test_a_command_line_that_is_not_sglangs_server_is_kept_whole(argv: list[str]) -> None:
+    assert server_flags(argv) == argv
