@@ -10,10 +10,14 @@ from textual.pilot import Pilot
 from textual.widgets import Input, TextArea
 
 from gdnconsole.config import hosts as config_hosts
+from gdnconsole.config.hosts import Host
+from gdnconsole.host.session import HostSession
 from gdnconsole.tune.sweep import Options
+from gdnconsole.ui.app import DashboardApp
+from gdnconsole.ui.screens.promptpanel import PromptScreen
 from gdnconsole.ui.screens.tune import TuneScreen
 from tests.ui.conftest import settle
-from tests.ui.dashboard_helpers import SIZE, until
+from tests.ui.dashboard_helpers import SIZE, fixed_clock, until
 from tests.ui.form_helpers import HOSTS, form_app, form_session, hosts_file, open_form
 
 
@@ -80,3 +84,20 @@ async def test_ctrl_r_on_the_tune_screen_runs_the_grid_as_typed(
         assert await until(pilot, lambda: bool(started), 5), [n.message for n in app._notifications]
         [combo] = started[0].combos
         assert combo.label.endswith("2") and "num_draft_tokens" not in str(app._notifications)
+
+
+async def test_ctrl_r_on_the_prompt_panel_takes_the_field_as_typed(tmp_path: Path) -> None:
+    session = HostSession(Host(name="bare", ssh=None, local=True), mirror=tmp_path / "mirror.log")
+    app = DashboardApp([session], start=False, clock=fixed_clock)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("p")
+        assert await until(pilot, lambda: isinstance(app.screen, PromptScreen), 5)
+        screen = app.screen
+        field = screen.query_one("#pf-max", Input)
+        field.value = ""
+        field.focus()
+        await pilot.pause()
+        await burst(pilot, "0", "ctrl+r")  # max tokens 0: refused, never sent as the server's default
+        assert await until(pilot, lambda: screen.query_one("#pf-max").has_class("-invalid"), 5)
+        assert isinstance(screen, PromptScreen) and screen.running is None

@@ -28,6 +28,7 @@ from gdnconsole.host.prompthistory import PromptHistory
 from gdnconsole.host.session import HostSession
 from gdnconsole.logs.textsafe import visible
 from gdnconsole.sglang import chatext
+from gdnconsole.ui.afterkeys import after_typing
 from gdnconsole.ui.dialogs.help import HelpScreen
 from gdnconsole.ui.keybar import KeyBar
 from gdnconsole.ui.screens.promptsession import SessionChanged, serving_text
@@ -237,6 +238,9 @@ class PromptScreen(Screen[None]):
         self.refresh_bindings()
 
     def action_run(self) -> None:
+        after_typing(self, self._run_now)  # the form as typed, the keys just before ctrl+r included
+
+    def _run_now(self) -> None:
         request = self._request(lambda: self.form.request(meta_info=self._meta_info()))
         if request is None:
             return
@@ -245,6 +249,9 @@ class PromptScreen(Screen[None]):
         self._start("prompt", self._run(request))
 
     def action_burst(self) -> None:
+        after_typing(self, self._burst_now)
+
+    def _burst_now(self) -> None:
         request = self._request(self.form.request)
         if request is None:
             return
