@@ -142,11 +142,3 @@ def quant_method_of(config: Mapping[str, object]) -> str | None:
                 method = quant.get("quant_method")
                 return method.lower() if isinstance(method, str) else None
     return None
-
-
-def has_quantization_config(config: Mapping[str, object]) -> bool:
-    return any(
-        isinstance(where.get(key), Mapping)
-        for where in (config, text_config_of(config))
-        for key in ("quantization_config", "compression_config")
-    )

@@ -8,7 +8,6 @@ a fact not known gives no finding.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable
 
 from gdnconsole.sglang.models import context_length_of, quant_method_of
@@ -82,6 +81,9 @@ def decode_forces_chunk_cache(source: str) -> Resolve:
 
 # -- the log level (prepare_server_args, before any other processing) --------------------------------------
 
+BASIC_FORMAT = (
+    "%(levelname)s:%(name)s:%(message)s"  # logging.BASIC_FORMAT, which --log-level basic_format names
+)
 LOG_LEVELS = frozenset({"CRITICAL", "FATAL", "ERROR", "WARN", "WARNING", "INFO", "DEBUG", "NOTSET"})
 
 
@@ -119,7 +121,7 @@ def log_level_rules(source: str) -> list[Step]:
             message=lambda c: message(c, "ValueError"),
             source=source,
             raises="ValueError",
-            sglang_text=lambda c: f"Unknown level: {logging.BASIC_FORMAT!r}",
+            sglang_text=lambda c: f"Unknown level: {BASIC_FORMAT!r}",
         ),
     ]
 
