@@ -79,3 +79,22 @@ async def test_the_markdown_export_masks_a_line_written_before_masking(tmp_path:
         assert "| 1 |" in text and "--api-key" in text
         for secret in (KEY, TOKEN, OLD_KEY, OLD_TOKEN):
             assert secret not in text and secret not in app.clipboard
+
+
+async def test_a_screen_over_the_journal_masks_the_detail_again(tmp_path: Path) -> None:
+    path = secret_file(tmp_path)
+    app = form_app(form_session(tmp_path, path), path)
+    app.journal_dir = tmp_path / "journal"
+    write_journal(app.journal_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("j")
+        assert await until(pilot, lambda: isinstance(app.screen, JournalScreen), 5)
+        screen = app.screen
+        assert isinstance(screen, JournalScreen)
+        assert await until(pilot, lambda: screen.query_one(DataTable).row_count == 2, 5)
+        await pilot.press("ctrl+r")
+        assert await until(pilot, lambda: KEY in detail(screen), 5)
+        await pilot.press("ctrl+p")  # the command palette comes over the journal
+        assert await until(pilot, lambda: app.screen is not screen, 5)
+        assert KEY not in detail(screen) and not screen.revealed

@@ -402,7 +402,10 @@ class JournalScreen(Screen[JournalResult | None]):
         )
 
     def on_screen_suspend(self) -> None:
-        self.revealed = False  # leaving the journal masks them again
+        """Leaving the journal (a dialog, the palette over it) masks them again."""
+        if self.revealed:
+            self.revealed = False
+            self._detail(self.query_one(DataTable).cursor_row)
 
     def _profile_of(self, attempt: Attempt) -> Profile:
         base = self.base or Profile(name=attempt.profile, model="")
