@@ -1218,12 +1218,32 @@ def beside(log: str, name: str) -> str:
     return os.path.join(os.path.dirname(os.path.abspath(log)), name)
 
 
+JSON_FILE_MAX = 1 << 20  # a pid file or lock is a few hundred bytes
+
+
 def read_json_file(path: str) -> dict[str, Any] | None:
+    """The object in a pid file or lock of ours, or None when it is missing, damaged or not ours to read.
+
+    Its folder may be writable by others (/tmp): a FIFO planted there must not block the agent (opening
+    one to read waits for a writer: O_NONBLOCK, then a regular-file check), a link is not followed (ours
+    are renamed into place, never links), another user's file is not ours, a huge file is not read, and
+    nesting deep enough to exhaust the stack is damage like any other.
+    """
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
     try:
-        with open(path, "rb") as fh:
-            value = json.loads(fh.read().decode("utf-8"))
-    except (OSError, ValueError):
+        fd = os.open(path, flags)
+    except OSError:
         return None
+    try:
+        info = os.fstat(fd)
+        if not S_ISREG(info.st_mode) or info.st_uid != os.geteuid():
+            return None  # another user's record would have us stop a process of their choosing
+        data = os.read(fd, JSON_FILE_MAX + 1)
+        value = json.loads(data.decode("utf-8")) if len(data) <= JSON_FILE_MAX else None
+    except (OSError, ValueError, RecursionError):
+        return None
+    finally:
+        os.close(fd)
     return value if isinstance(value, dict) else None
 
 
@@ -1759,7 +1779,10 @@ class Agent:
         stat = read_stat(pid)
         if stat is None or not isinstance(start_time, (int, float)):
             return False
-        return abs(self.scanner.epoch(stat.start_ticks) - start_time) < SAME_START_S
+        try:
+            return abs(self.scanner.epoch(stat.start_ticks) - start_time) < SAME_START_S
+        except OverflowError:  # a 400-digit start time in a damaged pid file
+            return False
 
     def record_alive(self, record: dict[str, Any] | None) -> bool:
         return (

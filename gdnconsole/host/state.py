@@ -9,6 +9,7 @@ version, or a damaged line, must not take the console down.
 
 from __future__ import annotations
 
+import math
 import signal
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -20,9 +21,14 @@ def _int(value: Any) -> int | None:
 
 
 def _float(value: Any) -> float | None:
-    if isinstance(value, bool):
+    """A finite number, as a float; None for anything else (a 400-digit integer overflows a float)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
         return None
-    return float(value) if isinstance(value, int | float) else None
+    try:
+        number = float(value)
+    except OverflowError:
+        return None
+    return number if math.isfinite(number) else None
 
 
 def _str(value: Any) -> str | None:
