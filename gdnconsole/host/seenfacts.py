@@ -5,13 +5,17 @@ without connecting to it, and says when the facts were seen."""
 from __future__ import annotations
 
 import json
+import math
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from gdnconsole import safefile
+from gdnconsole import readback, safefile
 from gdnconsole.host.journal import default_dir
 from gdnconsole.host.state import HostFacts
+from gdnconsole.readback import BadRecord
+
+FILE_MAX = 64 << 10  # a few hundred bytes are written
 
 
 @dataclass(frozen=True)
@@ -34,12 +38,16 @@ def remember(host: str, facts: HostFacts, directory: Path | None = None) -> None
 
 def recall(host: str, directory: Path | None = None) -> Seen | None:
     """The facts last seen for ``host``; None when none were kept (or the file is not ours to read)."""
-    try:
-        raw = json.loads(path_for(host, directory).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    try:  # a FIFO is not waited on; damage of any kind (deep nesting included) is no facts
+        raw = readback.loads_json(readback.read_regular(path_for(host, directory), FILE_MAX))
+    except (OSError, BadRecord):
         return None
     facts = HostFacts.parse(raw)
     when = raw.get("time") if isinstance(raw, dict) else None
-    if facts.sglang is None or not isinstance(when, int | float):
+    if facts.sglang is None or isinstance(when, bool) or not isinstance(when, int | float):
         return None
-    return Seen(facts, float(when))
+    try:
+        seen = float(when)
+    except OverflowError:  # a 400-digit time
+        return None
+    return Seen(facts, seen) if math.isfinite(seen) else None

@@ -11,10 +11,12 @@ from pathlib import Path
 
 import platformdirs
 
-from gdnconsole import safefile
+from gdnconsole import readback, safefile
+from gdnconsole.readback import BadRecord
 
 APP_NAME = "gdnconsole"
 FILE = "theme.json"
+FILE_MAX = 64 << 10  # a theme's name and the setting it was picked over
 
 
 def path() -> Path:
@@ -23,9 +25,9 @@ def path() -> Path:
 
 def remembered(configured: str | None) -> str | None:
     """The picked theme, while the hosts file still says ``configured`` as it did at the pick."""
-    try:
-        data = json.loads(path().read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    try:  # a FIFO is not waited on; damage of any kind (deep nesting included) is no pick
+        data = readback.loads_json(readback.read_regular(path(), FILE_MAX))
+    except (OSError, BadRecord):
         return None  # none picked yet, or a file that is not ours: the pick is simply not remembered
     if not isinstance(data, dict) or data.get("over") != configured:
         return None
