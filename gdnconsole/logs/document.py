@@ -217,11 +217,14 @@ class LogDocument:
     ) -> Growth:
         return self.index.update(progress, cancelled)
 
-    def scan(self) -> bool:
-        """Feed the tracker every line that matters (the fast scan); False if the file restarted meanwhile."""
+    def scan(self, cancelled: Callable[[], bool] | None = None) -> bool:
+        """Feed the tracker every line that matters (the fast scan); False if the file restarted meanwhile,
+        or ``cancelled()`` stopped the scan."""
         generation = self.generation
         try:
-            result = logscan.scan(self.path, parallel=False)
+            result = logscan.scan(self.path, parallel=False, cancelled=cancelled)
+        except logscan.ScanCancelled:
+            return False
         except logscan.LogReadError:  # unreadable since it was opened: its lines are fed as polls read them
             with self.meaning.lock:
                 self.scanned = True

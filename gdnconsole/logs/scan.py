@@ -208,11 +208,14 @@ def _lines_that_matter(
     return count, walker.records
 
 
-def _scan_span(path: str, start: int, end: int) -> tuple[int, list[tuple[int, bytes]]]:
-    """Scan bytes ``[start, end)`` (whole lines); line numbers relative to the span (1-based)."""
+def _scan_span(
+    path: str, start: int, end: int, cancelled: Callable[[], bool] | None = None
+) -> tuple[int, list[tuple[int, bytes]]]:
+    """Scan bytes ``[start, end)`` (whole lines); line numbers relative to the span (1-based). Raises
+    ScanCancelled between two reads once ``cancelled()``."""
     if FAST_SCAN is not None and end > start:
         try:
-            return _scan_span_mapped(FAST_SCAN, path, start, end)
+            return _scan_span_mapped(FAST_SCAN, path, start, end, cancelled)
         except _Unmappable:
             pass  # procfs, sysfs, some FUSE file systems cannot map a file: it is read instead
     records: list[tuple[int, bytes]] = []
@@ -222,6 +225,7 @@ def _scan_span(path: str, start: int, end: int) -> tuple[int, list[tuple[int, by
     with open(path, "rb") as fh:
         pos = start  # where the next block is read
         while pos < end:
+            _check(cancelled)
             block = os.pread(fh.fileno(), min(CHUNK, end - pos), pos)
             if not block:  # shorter than its size said (a sysfs file): its last line is ended here
                 end = pos
@@ -250,7 +254,7 @@ def _scan_span(path: str, start: int, end: int) -> tuple[int, list[tuple[int, by
 
 
 def _scan_span_mapped(
-    scan_fn: FastScan, path: str, start: int, end: int
+    scan_fn: FastScan, path: str, start: int, end: int, cancelled: Callable[[], bool] | None = None
 ) -> tuple[int, list[tuple[int, bytes]]]:
     """The C scan straight over the mapped file, window by window: no read and no copy, and no more of the
     file mapped (so counted in our memory) at once than one window. A last line needs no newline."""
@@ -260,6 +264,7 @@ def _scan_span_mapped(
     with open(path, "rb") as fh:
         end = min(end, os.fstat(fh.fileno()).st_size)
         while pos < end:
+            _check(cancelled)
             base = pos - pos % mmap.ALLOCATIONGRANULARITY
             length = min(end, pos + WINDOW) - base
             try:
@@ -279,6 +284,15 @@ def _scan_span_mapped(
             line += count
             pos = base + stop
     return line - 1, records
+
+
+class ScanCancelled(Exception):
+    """The scan was told to stop (the view that asked for it quit)."""
+
+
+def _check(cancelled: Callable[[], bool] | None) -> None:
+    if cancelled is not None and cancelled():
+        raise ScanCancelled
 
 
 class _Unmappable(Exception):
@@ -383,20 +397,23 @@ def _looks_binary(head: bytes) -> bool:
     return controls > len(head) // 10
 
 
-def scan(path: Path, *, parallel: bool | None = None) -> ScanResult:
-    """All lines of ``path`` that are not batch or access lines, plus the ends of each run of those."""
+def scan(
+    path: Path, *, parallel: bool | None = None, cancelled: Callable[[], bool] | None = None
+) -> ScanResult:
+    """All lines of ``path`` that are not batch or access lines, plus the ends of each run of those.
+    ``cancelled`` (a scan in this process only): checked between reads, ScanCancelled once it is true."""
     size = check_readable(path)
     try:
-        return _scan(path, size, parallel)
+        return _scan(path, size, parallel, cancelled)
     except OSError as exc:  # gone, or failing, after the check (EIO on a bad disk): one line, no traceback
         raise LogReadError(f"{path}: cannot read: {exc.strerror or exc}") from None
 
 
-def _scan(path: Path, size: int, parallel: bool | None) -> ScanResult:
+def _scan(path: Path, size: int, parallel: bool | None, cancelled: Callable[[], bool] | None) -> ScanResult:
     if parallel is None:
-        parallel = size >= PARALLEL_MIN and (os.cpu_count() or 1) > 1
+        parallel = size >= PARALLEL_MIN and (os.cpu_count() or 1) > 1 and cancelled is None
     if not parallel:
-        lines, records = _scan_span(str(path), 0, size)
+        lines, records = _scan_span(str(path), 0, size, cancelled)
         return ScanResult(lines, records)
     mid = _split_point(path, size)
     import multiprocessing  # here: every session imports this module, few files are this big

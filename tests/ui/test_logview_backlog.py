@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from gdnconsole.logs import document
+from gdnconsole.logs import scan as logscan
 from gdnconsole.logs.lineindex import LineIndex
 from gdnconsole.ui.screens.logscreen import LogViewApp
 from tests.ui.conftest import SIZE, make_app, settle
@@ -124,3 +126,39 @@ async def test_q_during_a_long_poll_quits_and_the_poll_stops_between_reads(
     held.release.set()
     await held.wait_done()
     assert pane.doc.index.end < log.stat().st_size  # stopped after the read it was in, not at the end
+
+
+async def test_q_while_the_log_is_first_scanned_stops_the_scan(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(logscan, "WINDOW", 128 << 10)
+    monkeypatch.setattr(logscan, "CHUNK", 128 << 10)
+    log = write_log(tmp_path / "serve.log", startup(0, crash=False))
+    append_decode(log, 1 << 20)  # eight windows
+    inside, release, stopped = threading.Event(), threading.Event(), threading.Event()
+    real_check, real_scan = logscan._check, logscan.scan
+
+    def check(cancelled: Callable[[], bool] | None) -> None:
+        if not inside.is_set():
+            inside.set()
+            release.wait(30)
+        real_check(cancelled)
+
+    def scan(*args: Any, **kwargs: Any) -> logscan.ScanResult:
+        try:
+            return real_scan(*args, **kwargs)
+        except logscan.ScanCancelled:
+            stopped.set()
+            raise
+
+    monkeypatch.setattr(logscan, "_check", check)
+    monkeypatch.setattr(logscan, "scan", scan)
+    app = make_app(log)
+    async with app.run_test(size=SIZE) as pilot:
+        assert await asyncio.to_thread(inside.wait, 30)  # the scan is at its first window
+        pane = app.log_screen.pane
+        await pilot.press("q")
+    assert app.return_code == 0 and not app.is_running
+    release.set()
+    assert await asyncio.to_thread(stopped.wait, 30)
+    assert not pane.doc.scanned

@@ -183,7 +183,7 @@ class LogPane(Vertical):
         if worker.is_cancelled:
             return
         self.app.call_from_thread(self._indexed, doc.index.line_count)
-        if doc.scan() and not worker.is_cancelled:
+        if doc.scan(lambda: worker.is_cancelled) and not worker.is_cancelled:  # quitting stops the scan
             self.app.call_from_thread(self._scanned, self._meaning())
 
     def _first_lines(self, infos: list[LineInfo]) -> None:
