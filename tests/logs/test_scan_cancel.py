@@ -57,5 +57,6 @@ def test_a_cancelled_scan_leaves_the_document_unscanned(log: Path) -> None:
     doc = document.LogDocument(log)
     doc.build_index()
     assert doc.scan(lambda: True) is False
-    assert not doc.scanned and doc.fed == 0
-    assert doc.scan() is True and doc.scanned and doc.fed == 10_000
+    assert (doc.scanned, doc.fed) == (False, 0)
+    assert doc.scan() is True
+    assert (doc.scanned, doc.fed) == (True, 10_000)
