@@ -16,7 +16,7 @@ import json
 import os
 import stat
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 MAX_BYTES = 16 << 20  # a file of ours (facts, a pick, a history) larger than this is not one
 
@@ -25,28 +25,31 @@ class BadRecord(ValueError):
     """A record that is not what we wrote; the message says why, in a few words."""
 
 
-def read_regular(path: Path, limit: int = MAX_BYTES) -> bytes:
-    """The bytes of ``path``; OSError (its ``strerror`` said in words) when it is missing, not a regular
-    file (a directory, FIFO, device or socket) or larger than ``limit``."""
+def open_regular(path: Path) -> BinaryIO:
+    """``path`` opened to read, when it is a regular file; OSError (its ``strerror`` said in words) when
+    it is missing or a directory, FIFO, device or socket. Never waits: O_NONBLOCK at the open, the check
+    on the open file (fstat)."""
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     try:
-        info = os.fstat(fd)
-        if stat.S_ISDIR(info.st_mode):
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
             raise IsADirectoryError(errno.EISDIR, "a directory, not a file", str(path))
-        if not stat.S_ISREG(info.st_mode):
+        if not stat.S_ISREG(mode):
             raise OSError(errno.EINVAL, "not a regular file (a FIFO, device or socket)", str(path))
-        chunks, size = [], 0
-        while size <= limit:
-            chunk = os.read(fd, min(1 << 20, limit + 1 - size))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
-        if size > limit:
-            raise OSError(errno.EFBIG, f"larger than {limit >> 20} MiB", str(path))
-        return b"".join(chunks)
-    finally:
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
         os.close(fd)
+        raise
+
+
+def read_regular(path: Path, limit: int = MAX_BYTES) -> bytes:
+    """The bytes of ``path`` (as ``open_regular``), or OSError when it holds more than ``limit``."""
+    with open_regular(path) as fh:
+        data = fh.read(limit + 1)
+    if len(data) > limit:
+        raise OSError(errno.EFBIG, f"over {limit // 1024} KiB: not a file of ours", str(path))
+    return data
 
 
 def loads_json(data: bytes | str) -> Any:

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Literal, TypeGuard, get_args
 
-from gdnconsole import safefile
+from gdnconsole import readback, safefile
 from gdnconsole.errors import ConsoleError
 from gdnconsole.host.jsonlines import data_dir
 from gdnconsole.logs.textsafe import shell_line, visible
@@ -242,6 +242,8 @@ def parse_line(line: bytes) -> Attempt:
         raw = json.loads(text)
     except ValueError:
         raise BadRecord("not JSON (a line cut by a crash?)") from None
+    except RecursionError:  # arrays thousands deep exhaust the stack of json's decoder
+        raise BadRecord("nested too deeply") from None
     return parse_attempt(raw)
 
 
@@ -335,7 +337,7 @@ class Journal:
         when the caller is done (once each, in one line per read). ``having``: only lines whose bytes
         it finds are parsed (a search through a long journal costs a scan, not a parse per line)."""
         try:
-            fh = self.path.open("rb")
+            fh = readback.open_regular(self.path)  # a FIFO at the journal is said, not waited on
         except (FileNotFoundError, NotADirectoryError):
             yield iter(())
             return

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from gdnconsole import readback
 from gdnconsole.host.journal import default_dir
 from gdnconsole.host.jsonlines import append_json_line
 from gdnconsole.tune.grid import KEYS, Combo
@@ -93,6 +94,7 @@ def _best_text(raw: Any) -> str | None:
 
 
 Warn = Callable[[str], None]
+STORE_MAX = 256 << 20  # sweeps of thousands of combinations; a larger file is not read
 
 
 class TuneStore:
@@ -106,7 +108,7 @@ class TuneStore:
     def _lines(self) -> list[dict[str, Any]]:
         """Every good record, in the file's order; the damaged ones skipped and warned about once."""
         try:
-            data = self.path.read_bytes()
+            data = readback.read_regular(self.path, STORE_MAX)  # a FIFO is said, not waited on
         except (FileNotFoundError, NotADirectoryError):
             return []
         except OSError as exc:
@@ -260,6 +262,8 @@ def parse_record(line: bytes) -> tuple[dict[str, Any] | None, str]:
         return None, "not UTF-8"
     except ValueError:
         return None, "not JSON (a line cut by a crash?)"
+    except RecursionError:  # arrays thousands deep exhaust the stack of json's decoder
+        return None, "nested too deeply"
     try:
         _need(isinstance(record, dict), "not an object")
         kind = record.get("kind")

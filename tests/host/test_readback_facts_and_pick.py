@@ -36,7 +36,7 @@ def facts_file(tmp_path: Path) -> Path:
     return seenfacts.path_for("ct129", tmp_path)
 
 
-HOSTILE: dict[str, Callable[[Path], None]] = {
+HOSTILE: dict[str, Callable[[Path], object]] = {
     "a FIFO": os.mkfifo,
     "nesting 100k deep": lambda p: p.write_text("[" * 100_000),
     "invalid UTF-8": lambda p: p.write_bytes(b'{"sglang": "\xff"}'),
@@ -45,13 +45,13 @@ HOSTILE: dict[str, Callable[[Path], None]] = {
 
 
 @pytest.mark.parametrize("plant", HOSTILE.values(), ids=list(HOSTILE))
-def test_hostile_facts_are_no_facts(tmp_path: Path, plant: Callable[[Path], None]) -> None:
+def test_hostile_facts_are_no_facts(tmp_path: Path, plant: Callable[[Path], object]) -> None:
     plant(facts_file(tmp_path))
     assert seenfacts.recall("ct129", tmp_path) is None
 
 
 @pytest.mark.parametrize("plant", HOSTILE.values(), ids=list(HOSTILE))
-def test_a_hostile_pick_is_no_pick(picked_file: Path, plant: Callable[[Path], None]) -> None:
+def test_a_hostile_pick_is_no_pick(picked_file: Path, plant: Callable[[Path], object]) -> None:
     plant(picked_file)
     assert pickedtheme.remembered(None) is None
 
