@@ -24,6 +24,7 @@ from rich.color import Color as RichColor
 from rich.color import ColorParseError as RichColorParseError
 from rich.style import Style
 
+from gdnconsole import readback
 from gdnconsole.config import tomlpos
 from gdnconsole.config.hosts import Config, ConfigError
 from gdnconsole.errors import ConsoleError
@@ -250,9 +251,12 @@ def load(name: str = DEFAULT_THEME, user_dir: Path | None = None) -> tuple[Theme
     return loaded.theme, loaded.palette
 
 
+THEME_MAX = 1 << 20  # a theme is a few KiB
+
+
 def load_file(path: Path) -> LoadedTheme:
-    try:
-        text = path.read_text(encoding="utf-8")
+    try:  # a FIFO among the themes is not waited on, a link to /dev/zero not read whole
+        text = readback.read_regular(path, THEME_MAX).decode("utf-8")
     except FileNotFoundError:
         raise ThemeError(path, "no such file") from None
     except UnicodeDecodeError:
@@ -265,6 +269,10 @@ def load_file(path: Path) -> LoadedTheme:
         m = _TOML_AT.match(str(exc))
         what, line = (m["msg"], int(m["line"])) if m else (str(exc), None)
         raise ThemeError(path, f"invalid TOML: {what[:1].lower()}{what[1:]}", line=line) from None
+    except RecursionError:  # tomllib recurses per nested array: thousands deep exhaust the stack
+        raise ThemeError(path, "arrays or tables nested too deeply to be a theme") from None
+    except ValueError:  # not a TOMLDecodeError: int() of over 4300 digits (Python's own limit)
+        raise ThemeError(path, "a number too long to be a theme's (over 4300 digits)") from None
     theme, palette = parse(data, source=path, positions=tomlpos.scan(text))
     return LoadedTheme(path.stem, path, theme, palette)
 
