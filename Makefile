@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: demo test test-deps lint bench mutation screenshots record clean
+.PHONY: demo test test-fast test-deps lint bench mutation screenshots record clean
 
 $(STAMP): pyproject.toml gdnconsole/logs/_linescan.c
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -28,6 +28,11 @@ test-deps:
 
 test: test-deps lint
 	$(BIN)/pytest
+
+# The unit tests alone: no sshd, network namespace, tmux or simulated host's processes (those are marked
+# `functional` at collection, tests/functional.py); `make test` runs both, and CI runs `make test`.
+test-fast: lint
+	$(BIN)/pytest -m "not functional"
 
 bench: $(STAMP)
 	$(BIN)/python bench/run.py

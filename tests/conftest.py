@@ -14,12 +14,19 @@ from gdnconsole.host.consolelog import LOG_ENV
 from gdnconsole.host.journal import JOURNAL_DIR_ENV
 from gdnconsole.host.prompthistory import PROMPTS_DIR_ENV
 from gdnconsole.host.simhome import prepare_home
+from tests import functional
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 # Real SGLang log excerpts the suite reads: a copy in the repository (a plain clone has no ../shared);
 # tests/sglang/test_real_logs.py checks it against its source when ../shared is there.
 REAL_LOGS = Path(__file__).resolve().parent / "sglang" / "real_logs"
 SHARED_LOGS = SHARED / "sglang" / "logs"
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark the tests that bring up real parts ``functional`` (tests/functional.py): `make test-fast`
+    runs the rest."""
+    functional.mark(items)
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:

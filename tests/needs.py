@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -31,8 +32,14 @@ def missing_message(tool: str) -> str:
     return f"{tool} not found: install it with `apt-get install {package}` (`make test` does, as root)"
 
 
+# Test modules that required a tool when imported: all their tests are functional (tests/functional.py).
+modules_needing_tools: set[str] = set()
+
+
 def require(tool: str, *, module_level: bool = False) -> None:
     """Skip the calling test (or module) when ``tool`` is missing; fail under CI."""
+    if module_level:
+        modules_needing_tools.add(sys._getframe(1).f_globals["__name__"])
     if have(tool):
         return
     _skip(missing_message(tool), module_level=module_level)
