@@ -81,7 +81,7 @@ def read_pidfile(path: Path) -> Server | None:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             return None
         raw = json.loads(os.read(fd, PIDFILE_MAX))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):  # nesting 100k deep must not end the tether
         return None
     finally:
         os.close(fd)
@@ -90,8 +90,8 @@ def read_pidfile(path: Path) -> Server | None:
     pid, pgid, start = raw.get("pid"), raw.get("pgid"), raw.get("start_time")
     if type(pid) is not int or pid <= 1 or not (pgid is None or (type(pgid) is int and pgid > 1)):
         return None
-    if not isinstance(start, int | float) or isinstance(start, bool):
-        return None
+    if not isinstance(start, int | float) or isinstance(start, bool) or not -1e18 < start < 1e18:
+        return None  # (a 400-digit start time would overflow a float)
     return Server(pid, pgid, float(start))
 
 
