@@ -8,6 +8,8 @@ argparse keeps ``allow_abbrev`` on, as SGLang's parser does, so unambiguous pref
 from __future__ import annotations
 
 import argparse
+import re
+from decimal import Decimal
 
 from gdnsim.server import version
 
@@ -22,6 +24,37 @@ ATTENTION_BACKENDS = [
     "flashmla", "trtllm_mla", "trtllm_mha", "dual_chunk_flash_attn", "aiter", "wave", "intel_amx",
     "ascend",
 ]  # fmt: skip
+
+
+SI = {"k": 10**3, "M": 10**6, "G": 10**9, "T": 10**12}
+IEC = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40}
+
+
+def human_readable_int(value: str) -> int:
+    """SGLang's type for token counts (511 srt/utils/common.py:2328-2363; 523 the same, used by
+    arg_groups/fields/model.py and schedule.py): ``32k`` is 32000, ``32Ki`` 32768, ``25.6k`` 25600;
+    suffixes are case-sensitive and IEC ones take no decimals."""
+    value = value.strip()
+    match = re.fullmatch(r"(\d+(?:\.\d+)?)(Ki|Mi|Gi|Ti|k|M|G|T)", value)
+    if match:
+        number, suffix = match.groups()
+        if suffix in IEC:
+            if "." in number:
+                raise argparse.ArgumentTypeError(
+                    f"Decimals are not allowed with IEC suffixes like '{suffix}'. "
+                    f"Use an integer IEC value such as '{int(Decimal(number))}{suffix}', "
+                    f"or an SI value such as '{number}{suffix[0]}'."
+                )
+            return int(number) * IEC[suffix]
+        return int(Decimal(number) * SI[suffix])
+    try:
+        return int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"Invalid integer value: '{value}'. "
+            "Use a plain integer, SI suffixes (1k, 1M), or IEC suffixes (1Ki, 1Mi). "
+            "Suffixes are case-sensitive."
+        ) from None
 
 
 def add_cli_args(parser: argparse.ArgumentParser) -> None:
@@ -41,7 +74,7 @@ def _model_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--model-path", "--model", type=str, required=True, help="The model weights path.")
     p.add_argument("--tokenizer-path", type=str, default=None)
     p.add_argument("--trust-remote-code", action="store_true")
-    p.add_argument("--context-length", type=int, default=None)
+    p.add_argument("--context-length", type=human_readable_int, default=None)
     p.add_argument("--dtype", type=str, default="auto", choices=DTYPES)
     p.add_argument("--kv-cache-dtype", type=str, default="auto", choices=KV_CACHE_DTYPES)
     p.add_argument("--quantization", type=str, default=None)
@@ -63,9 +96,9 @@ def _serving_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--watchdog-timeout", type=float, default=300)
     p.add_argument("--max-running-requests", type=int, default=None)
     p.add_argument("--max-queued-requests", type=int, default=None)
-    p.add_argument("--max-total-tokens", type=int, default=None)
+    p.add_argument("--max-total-tokens", type=human_readable_int, default=None)
     p.add_argument("--chunked-prefill-size", type=int, default=None)
-    p.add_argument("--max-prefill-tokens", type=int, default=16384)
+    p.add_argument("--max-prefill-tokens", type=human_readable_int, default=16384)
     p.add_argument("--schedule-policy", type=str, default="fcfs")
     p.add_argument("--disable-radix-cache", action="store_true")
     p.add_argument("--disable-overlap-schedule", action="store_true")
