@@ -14,6 +14,7 @@ from typing import Any
 
 import click
 
+from gdnconsole import readback
 from gdnconsole.cli.common import fail, host_named
 from gdnconsole.config.hosts import Host
 from gdnconsole.host import hostcheck
@@ -29,6 +30,9 @@ def _model_of(argv: Sequence[str], sglang: str) -> str:
     return str(flagmod.parse_argv(argv, sglang).values.get("model_path") or "")
 
 
+CONFIG_MAX = 16 << 20  # a model's config.json is a few KiB
+
+
 def local_config_json(model: str) -> dict[str, Any] | None:
     """config.json of a local model directory, else from this machine's Hugging Face cache."""
     candidates = [Path(model).expanduser() / "config.json"]
@@ -37,9 +41,9 @@ def local_config_json(model: str) -> dict[str, Any] | None:
         hub = Path("~/.cache/huggingface/hub").expanduser() / cache / "snapshots"
         candidates += sorted(hub.glob("*/config.json"))
     for path in candidates:
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+        try:  # a FIFO is not waited on; any damage (deep nesting included) is no config
+            data = readback.loads_json(readback.read_regular(path, CONFIG_MAX))
+        except (OSError, readback.BadRecord):
             continue
         return data if isinstance(data, dict) else None
     return None
