@@ -33,6 +33,7 @@ HELPERS = frozenset(
         "tests.host.test_session.sim_host",
         "tests.host.test_session.sim_server",
         "tests.host.test_session.running",
+        "gdnconsole.demo.player.StoryRun",  # a demo story: real sessions on simulated hosts
     }
 )
 

@@ -8,9 +8,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
+@pytest.mark.functional  # the prepared run starts a simulated host's agent and GPU holders
 def test_the_gpu_check_runs_end_to_end_on_the_simulated_host(tmp_path: Path) -> None:
     done = subprocess.run(
         [sys.executable, str(ROOT / "bench" / "gpu_real_check.py"), "--simulate", "--cpu-seconds", "0.2",
