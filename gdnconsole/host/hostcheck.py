@@ -199,7 +199,7 @@ async def read_model_config(
     try:
         _, out, _ = await run_on_host(host, argv, "", timeout=timeout, ssh=ssh)
         data = json.loads(out) if out.strip() else None
-    except (HostCheckError, LinkError, ValueError):
+    except (HostCheckError, LinkError, ValueError, RecursionError):  # (nested 100k deep: RecursionError)
         return None
     return data if isinstance(data, dict) else None
 
