@@ -96,7 +96,7 @@ class PromptScreen(Screen[None]):
         super().__init__()
         self.session = session
         self.clock = clock
-        self.history = history or PromptHistory(session.host.name)
+        self.history = history or PromptHistory(session.host.name, warn=self._history_damaged)
         self.running: Worker[None] | None = None
         self.kind: Literal["prompt", "burst"] = "prompt"
         self.started = 0  # runs and bursts started since the panel opened
@@ -185,6 +185,10 @@ class PromptScreen(Screen[None]):
     def _load_history(self) -> None:
         prompts = self.history.prompts()
         self.app.call_from_thread(self._history_loaded, prompts)
+
+    def _history_damaged(self, message: str) -> None:
+        """Heard in the reading worker: the history's damaged lines, said as a toast (stderr is hidden)."""
+        self.app.call_from_thread(self.notify, visible(message), severity="warning", timeout=8)
 
     def _history_loaded(self, prompts: list[str]) -> None:
         if self.is_mounted:
