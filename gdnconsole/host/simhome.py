@@ -43,7 +43,14 @@ def sim_environment(home: Path, base: Mapping[str, str] | None = None) -> dict[s
         "GDNCONSOLE_AGENT_SCOPE": HOME_ENV,
         "PYTHONPATH": os.pathsep.join(paths),
         "PATH": os.pathsep.join([str(SIM_DIR / "bin"), base.get("PATH", os.defpath)]),
-    }
+    } | _hub(base)
+
+
+def _hub(base: Mapping[str, str]) -> dict[str, str]:
+    """The simulated host's Hugging Face cache (its models' config.json, issue 26), unless one is set."""
+    if base.get("HF_HUB_CACHE") or base.get("HF_HOME"):
+        return {}
+    return {"HF_HUB_CACHE": str(SIM_DIR / "hub")}
 
 
 def _write_dist_info(site: Path, version: str) -> None:

@@ -26,10 +26,31 @@ COMPATIBLE = {
 }
 
 
-def _config(model_path: str) -> dict[str, Any] | None:
+def config_file(model_path: str) -> Path | None:
+    """Where SGLang finds the checkpoint's config.json: a local directory's, else the Hugging Face cache's
+    snapshot (``HF_HUB_CACHE``, else ``HF_HOME``/hub), the revision refs/main names first."""
+    local = Path(model_path).expanduser() / "config.json"
+    if local.is_file() or model_path.startswith(("/", ".", "~")) or model_path.count("/") != 1:
+        return local if local.is_file() else None
+    home = os.environ.get("HF_HOME") or os.path.expanduser("~/.cache/huggingface")
+    repo = Path(os.environ.get("HF_HUB_CACHE") or os.path.join(home, "hub"))
+    repo = repo.expanduser() / ("models--" + model_path.replace("/", "--"))
     try:
-        loaded = json.loads((Path(model_path) / "config.json").read_text())
-    except (OSError, ValueError):
+        revision = (repo / "refs" / "main").read_text().strip()
+    except OSError:
+        revision = ""
+    snapshots = [repo / "snapshots" / revision] if revision and "/" not in revision else []
+    snapshots += sorted((repo / "snapshots").glob("*"))
+    return next((s / "config.json" for s in snapshots if (s / "config.json").is_file()), None)
+
+
+def _config(model_path: str) -> dict[str, Any] | None:
+    path = config_file(model_path)
+    if path is None:
+        return None
+    try:
+        loaded = json.loads(path.read_text())
+    except (OSError, ValueError, RecursionError):
         return None
     return loaded if isinstance(loaded, dict) else None
 
