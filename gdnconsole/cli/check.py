@@ -6,6 +6,7 @@ header names the rule set applied, and a version outside the rule sets' range is
 from __future__ import annotations
 
 import asyncio
+import errno
 import json
 import sys
 from collections.abc import Sequence
@@ -17,8 +18,9 @@ import click
 from gdnconsole import readback
 from gdnconsole.cli.common import fail, host_named
 from gdnconsole.config.hosts import Host
-from gdnconsole.host import hostcheck
+from gdnconsole.host import modelconfig
 from gdnconsole.host.link import LinkState
+from gdnconsole.host.modelconfig import ModelConfig
 from gdnconsole.logs.textsafe import visible_lines
 from gdnconsole.sglang import flags as flagmod
 from gdnconsole.sglang.models import architecture_of, hf_cache_dir
@@ -30,23 +32,27 @@ def _model_of(argv: Sequence[str], sglang: str) -> str:
     return str(flagmod.parse_argv(argv, sglang).values.get("model_path") or "")
 
 
-CONFIG_MAX = 16 << 20  # a model's config.json is a few KiB
-
-
-def local_config_json(model: str) -> dict[str, Any] | None:
-    """config.json of a local model directory, else from this machine's Hugging Face cache."""
+def local_model_config(model: str) -> ModelConfig:
+    """config.json of a local model directory, else from this machine's Hugging Face cache; read as
+    untrusted (a FIFO is not waited on, a damaged file is no config and one warning)."""
     candidates = [Path(model).expanduser() / "config.json"]
     cache = hf_cache_dir(model)
     if cache:
         hub = Path("~/.cache/huggingface/hub").expanduser() / cache / "snapshots"
         candidates += sorted(hub.glob("*/config.json"))
     for path in candidates:
-        try:  # a FIFO is not waited on; any damage (deep nesting included) is no config
-            data = readback.loads_json(readback.read_regular(path, CONFIG_MAX))
-        except (OSError, readback.BadRecord):
+        try:
+            data = readback.read_regular(path, modelconfig.LIMIT)
+        except OSError as exc:
+            if exc.errno == errno.EFBIG:
+                return modelconfig.too_large(model)
             continue
-        return data if isinstance(data, dict) else None
-    return None
+        return modelconfig.parse(data.decode("utf-8", "replace"), model)
+    return ModelConfig()
+
+
+def local_config_json(model: str) -> dict[str, Any] | None:
+    return local_model_config(model).config
 
 
 async def host_facts(host: Host, timeout: float) -> tuple[str, str | None, int | None, int | None]:
@@ -63,9 +69,9 @@ async def host_facts(host: Host, timeout: float) -> tuple[str, str | None, int |
     return facts.sglang, facts.compute_capability, facts.gpus, facts.gpu_memory_mb
 
 
-async def host_architecture(host: Host, model: str, timeout: float) -> str | None:
-    data = await hostcheck.read_model_config(host, model, hf_cache_dir(model), timeout=timeout)
-    return architecture_of(model, data)
+async def host_model_config(host: Host, model: str, timeout: float) -> ModelConfig:
+    """The model's config.json as the host holds it (remembered for ``config check``)."""
+    return await modelconfig.fetch(host, model, timeout=timeout)
 
 
 def _valid_version(text: str, what: str) -> str:
@@ -137,20 +143,24 @@ def check_cmd(
         host = host_named(host_name)
         version, compute_capability, gpus, memory_mb = asyncio.run(host_facts(host, timeout))
         version = _valid_version(version, f"{host.name} reports SGLang")
-        architecture = asyncio.run(host_architecture(host, _model_of(args, version), timeout))
+        model = _model_of(args, version)
+        read = asyncio.run(host_model_config(host, model, timeout))
     else:
         assert version is not None
         version = _valid_version(version, "--sglang")
         compute_capability = _valid_capability(compute_capability)
         model = _model_of(args, version)
-        architecture = architecture_of(model, local_config_json(model)) if model else None
+        read = local_model_config(model) if model else ModelConfig()
+    if read.warning:  # on stderr: --json prints exactly one object
+        click.echo(visible_lines(f"warning: {read.warning}"), err=True)
     result = check(
         args,
         sglang=version,
         compute_capability=compute_capability,
         gpus=gpus,
-        architecture=architecture,
+        architecture=architecture_of(model, read.config) if model else None,
         gpu_memory_mb=memory_mb,
+        model_config=read.config,
     )
     click.echo(json.dumps(result.to_json()) if as_json else visible_lines(render(result)))
     sys.exit(0 if result.ok else 1)

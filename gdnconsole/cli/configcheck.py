@@ -10,15 +10,17 @@ SGLang stops at first marked.
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from gdnconsole.cli.common import fail
 from gdnconsole.config import tomlpos
 from gdnconsole.config.hosts import Config, Host, Profile
-from gdnconsole.host import seenfacts
+from gdnconsole.host import modelconfig, seenfacts, seenmodels
 from gdnconsole.sglang.findings import Finding
 from gdnconsole.sglang.profilerules import check_profile
 from gdnconsole.sglang.rules import CheckResult
@@ -92,6 +94,22 @@ def last_seen(host: Host) -> Facts | None:
     return Facts(version, facts.compute_capability, facts.gpus, memory, f"as the host said at {when}")
 
 
+def seen_model_config(host: Host, profile: Profile) -> tuple[dict[str, Any] | None, str]:
+    """The model's config.json as the host last showed it (issue 26) and how the header says so; none
+    kept, or a kept one that is damaged: (None, "") and its checks are not run."""
+    seen = seenmodels.recall(host.name, profile.model)
+    if seen is None:
+        return None, ""
+    try:
+        config = modelconfig.parse(json.dumps(seen.config), profile.model).config
+    except (ValueError, RecursionError):  # NaN or nesting written in by hand
+        config = None
+    if config is None:
+        return None, ""
+    when = time.strftime("%Y-%m-%d %H:%M", time.localtime(seen.time))
+    return config, f"; its model's config.json as the host said at {when}"
+
+
 def key_of(profile: Profile, finding: Finding) -> tuple[str, ...]:
     """The profile key a finding concerns: the field its flag comes from, else ``args``, else the table."""
     if finding.flag in PROFILE_KEYS and finding.flag not in profile.args:
@@ -129,16 +147,18 @@ def rule_report(cfg: Config, given: Facts | None) -> tuple[list[str], int, int]:
                 )
             continue
         for profile in host.profiles.values():
+            model_config, model_origin = seen_model_config(host, profile)
             result = check_profile(
                 profile,
                 sglang=facts.sglang,
                 compute_capability=facts.compute_capability,
                 gpus=facts.gpus,
                 gpu_memory_mb=facts.gpu_memory_mb,
+                model_config=model_config,
             )
             checked += 1
             head = f"hosts.{host.name}.profiles.{profile.name}: SGLang {facts.sglang} "
-            head += f"({facts.origin}; rule set {result.rule_set}): "
+            head += f"({facts.origin}{model_origin}; rule set {result.rule_set}): "
             lines += [f"warning: {w}" for w in result.warnings]
             if result.ok:
                 lines.append(head + "ok")

@@ -74,11 +74,19 @@ candidates = [os.path.join(path, "config.json")]
 if sys.argv[3]:
     home = os.environ.get("HF_HOME") or "~/.cache/huggingface"
     hub = os.path.expanduser(os.environ.get("HF_HUB_CACHE") or os.path.join(home, "hub"))
-    candidates += sorted(glob.glob(os.path.join(hub, sys.argv[3], "snapshots", "*", "config.json")))
+    repo = os.path.join(hub, sys.argv[3])
+    try:  # the revision Hugging Face resolves first: refs/main's snapshot
+        with open(os.path.join(repo, "refs", "main"), "rb") as fh:
+            main = fh.read(100).decode("ascii", "replace").strip()
+        if main and os.sep not in main:
+            candidates.append(os.path.join(repo, "snapshots", main, "config.json"))
+    except OSError:
+        pass
+    candidates += sorted(glob.glob(os.path.join(repo, "snapshots", "*", "config.json")))
 for candidate in candidates:
-    if os.path.isfile(candidate):
+    if os.path.isfile(candidate):  # a regular file (through the cache's links), never a FIFO
         with open(candidate, "rb") as fh:
-            sys.stdout.write(fh.read(limit).decode("utf-8", "replace"))
+            sys.stdout.write(fh.read(limit + 1).decode("utf-8", "replace"))
         break
 """
 
@@ -190,18 +198,30 @@ async def check_on_host(
         return HostVerdict(False, "HostCheckError", str(exc), "", round(time.monotonic() - start, 3))
 
 
+async def read_model_config_text(
+    host: Host, model: str, hf_dir: str | None, *, limit: int = 1 << 20, timeout: float = 30.0,
+    ssh: SshTarget | None = None,
+) -> str | None:  # fmt: skip
+    """The text of the model's config.json as the host sees it (a local directory, or the Hugging Face
+    cache), up to ``limit`` + 1 bytes (more is too large); "" when it has none, None when unreachable.
+    Untrusted: ``modelconfig.parse`` reads it."""
+    argv = [host.python, "-c", READ_SCRIPT, model, str(limit), hf_dir or ""]
+    try:
+        status, out, _ = await run_on_host(host, argv, "", timeout=timeout, ssh=ssh)
+    except (HostCheckError, LinkError, OSError):
+        return None
+    return out if status == 0 else None
+
+
 async def read_model_config(
     host: Host, model: str, hf_dir: str | None, *, limit: int = 1 << 20, timeout: float = 30.0,
     ssh: SshTarget | None = None,
 ) -> dict[str, object] | None:  # fmt: skip
-    """The model's config.json as the host sees it (a local directory, or the Hugging Face cache)."""
-    argv = [host.python, "-c", READ_SCRIPT, model, str(limit), hf_dir or ""]
-    try:
-        _, out, _ = await run_on_host(host, argv, "", timeout=timeout, ssh=ssh)
-        data = json.loads(out) if out.strip() else None
-    except (HostCheckError, LinkError, ValueError, RecursionError):  # (nested 100k deep: RecursionError)
-        return None
-    return data if isinstance(data, dict) else None
+    """The model's config.json as the host sees it, parsed as untrusted JSON; None when unknown."""
+    from gdnconsole.host.modelconfig import parse
+
+    text = await read_model_config_text(host, model, hf_dir, limit=limit, timeout=timeout, ssh=ssh)
+    return parse(text, model).config
 
 
 __all__ = [
@@ -211,5 +231,6 @@ __all__ = [
     "check_many_on_host",
     "check_on_host",
     "read_model_config",
+    "read_model_config_text",
     "shell_command",
 ]

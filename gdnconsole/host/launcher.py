@@ -110,9 +110,12 @@ def owner() -> str:
 # -- the checker -----------------------------------------------------------------------------------
 
 
-def check_rules(session: HostSession, spec: LaunchSpec) -> RuleBreak | None:
+def check_rules(
+    session: HostSession, spec: LaunchSpec, model_config: Mapping[str, Any] | None = None
+) -> RuleBreak | None:
     """The first rule the argv breaks on this host's SGLang version (the one SGLang stops at), or None;
-    its flag tells the UI which field to open, and its message counts the errors that come after it."""
+    its flag tells the UI which field to open, and its message counts the errors that come after it.
+    ``model_config``: the model's config.json as the host holds it (its context length, quantization)."""
     from gdnconsole.sglang import models, rules  # the flag tables load only when a launch is checked
 
     facts = session.facts
@@ -123,9 +126,10 @@ def check_rules(session: HostSession, spec: LaunchSpec) -> RuleBreak | None:
         sglang=facts.sglang,
         compute_capability=facts.compute_capability,
         gpus=facts.gpus,
-        architecture=models.architecture_of(_model_of(spec)),
+        architecture=models.architecture_of(_model_of(spec), model_config),
         env=spec.env,
         gpu_memory_mb=facts.gpu_memory_mb,
+        model_config=model_config,
     )
     if result.ok or not result.errors:
         return None
@@ -141,6 +145,20 @@ def _model_of(spec: LaunchSpec) -> str:
     return flag_value(spec.args, ("--model-path", "--model")) or ""
 
 
+async def _model_config(
+    session: HostSession, profile: Profile, check: bool, say: Say
+) -> dict[str, Any] | None:
+    """The model's config.json on the host, for the checker (issue 26); None unchecked or unknown."""
+    if not check:
+        return None
+    from gdnconsole.host import modelconfig
+
+    spec = launch_spec(profile, session.host.python)
+    return modelconfig.warn_once(
+        await modelconfig.fetch(session.host, _model_of(spec), ssh=session.ssh_target), say
+    )
+
+
 # -- launching -------------------------------------------------------------------------------------
 
 
@@ -149,14 +167,18 @@ def _journal(session: HostSession, journal: Journal | None) -> Journal:
 
 
 def _begin(
-    session: HostSession, profile: Profile, check: bool, journal: Journal
+    session: HostSession,
+    profile: Profile,
+    check: bool,
+    journal: Journal,
+    model_config: Mapping[str, Any] | None = None,
 ) -> tuple[LaunchSpec, Attempt]:
     spec = launch_spec(profile, session.host.python)
     try:  # journaled ("starting") before anything runs: a journal that cannot be written refuses the launch
         attempt = journal.begin(profile.name, spec.argv, spec.env)
     except JournalError as exc:
         raise LaunchRefused(str(exc)) from None
-    rule = check_rules(session, spec) if check else None
+    rule = check_rules(session, spec, model_config) if check else None
     if rule is not None:
         attempt.outcome, attempt.rule = "rejected", rule
         journal.record(attempt)
@@ -178,7 +200,8 @@ async def launch(
     our server crashed, its ranks' memory is waited for, as in ``relaunch``.
     """
     journal = _journal(session, journal)
-    spec, attempt = _begin(session, profile, check, journal)
+    model_config = await _model_config(session, profile, check, on_progress or (lambda _: None))
+    spec, attempt = _begin(session, profile, check, journal, model_config)
     if attempt.outcome == "rejected":
         return attempt
     with _journaled_refusal(attempt, journal):
@@ -609,7 +632,8 @@ async def relaunch(
     """
     say: Say = on_progress or (lambda _: None)
     journal = _journal(session, journal)
-    spec, attempt = _begin(session, profile, check, journal)
+    model_config = await _model_config(session, profile, check, say)
+    spec, attempt = _begin(session, profile, check, journal, model_config)
     if attempt.outcome == "rejected":
         rule = attempt.rule.id if attempt.rule is not None else "?"
         say(f"rejected by the checker's rule {rule}, nothing started (--no-check launches anyway)")
