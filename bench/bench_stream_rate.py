@@ -78,7 +78,7 @@ async def rates(h: SshdHost, work: Path) -> list[float]:
         if attempt.outcome != "verified":
             raise RuntimeError(f"the server was not verified: {attempt.outcome}")
         out: list[float] = []
-        client = await session.chat_client()
+        client = await session.endpoint.chat_client()
         async with client:
             for i in range(ANSWERS):
                 result = await client.chat(

@@ -24,6 +24,7 @@ from gdnconsole.host import launcher
 from gdnconsole.host.journal import Attempt, Journal
 from gdnconsole.host.replies import LinkLost
 from gdnconsole.host.session import HostSession
+from gdnconsole.host.topics import Topic
 from gdnconsole.logs.textsafe import visible
 from gdnconsole.timefmt import span
 
@@ -77,7 +78,7 @@ class StageNotes:
         self.stage = ""
         self.said_at = time.monotonic()
 
-    def __call__(self, _topic: str) -> None:
+    def __call__(self, _topic: Topic) -> None:
         """A session listener: a change may be a new stage."""
         startup = self.session.startup_of(self.attempt.pid) if self.attempt.pid is not None else None
         if startup is not None and startup.stage.label != self.stage:

@@ -7,7 +7,7 @@ import contextlib
 import json
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 from rich.console import Group
@@ -22,6 +22,9 @@ from gdnconsole.host.session import HostSession
 from gdnconsole.logs.textsafe import visible, visible_lines
 from gdnconsole.sglang.summary import BACKEND_NAMES, kernels
 from gdnconsole.timefmt import span
+
+if TYPE_CHECKING:
+    from gdnconsole.host.state import Gpu
 
 SETTLE_TIMEOUT_S = 30.0
 
@@ -67,10 +70,69 @@ def _confirm_on_terminal(message: str) -> bool:
         return click.confirm("Trust this host key and write it to known_hosts?", default=False, err=True)
 
 
+def session_json(session: HostSession) -> dict[str, Any]:
+    """What the session knows of its host, in the shape of `status --json` (``status_json`` adds what
+    the log says)."""
+    ranks = {p.gpu: p.rank for p in session.placements() if p.gpu is not None}
+    hello, link = session.hello, session.link
+    return {
+        "host": session.host.name,
+        # A host reached without a usable Python is, for scripts, a host that cannot be used.
+        "link": LinkState.DOWN.value if link is LinkState.NO_AGENT else link.value,
+        "message": session.link_message,
+        "sglang_version": hello.sglang if hello is not None else None,
+        "nvml": session.nvml_source,
+        "gpus": [_gpu_json(gpu, ranks.get(gpu.index)) for gpu in session.gpus],
+        "server": _server_json(session),
+    }
+
+
+def _server_json(session: HostSession) -> dict[str, Any] | None:
+    server = session.server
+    if server is None:
+        return None
+    startup = session.startup
+    fatal = startup.fatal if startup else None
+    return {
+        "pid": server.pid,
+        "pgid": server.pgid,
+        "port": server.port,
+        "stage": startup.stage.label if startup else "starting",
+        "ready": bool(startup and startup.ready),
+        "fatal": {"line": fatal.line, "summary": fatal.summary} if fatal else None,
+        "log": session.log.path,
+        **_serving_json(session),
+    }
+
+
+def _serving_json(session: HostSession) -> dict[str, Any]:
+    serving = session.serving_now
+    if serving is None:
+        return {"health": None, "verified": None, "verify": None}  # nothing known of this server yet
+    return {
+        "health": serving.health.value if serving.health else None,
+        "verified": serving.verified,
+        "verify": serving.as_json() if serving.verified is not None else None,
+    }
+
+
+def _gpu_json(gpu: Gpu, rank: str | None) -> dict[str, Any]:
+    return {
+        "index": gpu.index,
+        "uuid": gpu.uuid,
+        "name": gpu.name,
+        "total_mib": gpu.total_mib,
+        "used_mib": gpu.used_mib,
+        "util_pct": gpu.util_pct,
+        "rank": rank,
+        "processes": [{"pid": p.pid, "used_mib": p.used_mib, "name": p.name} for p in gpu.processes],
+    }
+
+
 def status_json(session: HostSession) -> dict[str, Any]:
     """The `status --json` object: the session's, and what the log says the server chose and holds (the
     kernels and backends, each GPU's memory split as the dashboard's GPU panel draws it, in MiB)."""
-    data = session.status()
+    data = session_json(session)
     split = gpumem.memory_split(session.gpus, session.server, session.placements(), session.startup)
     for gpu in data["gpus"]:
         gpu["memory"] = split.get(gpu["index"])

@@ -47,6 +47,7 @@ from gdnconsole.host.prompthistory import PROMPTS_DIR_ENV
 from gdnconsole.host.serving import ProbeTiming
 from gdnconsole.host.session import HostSession
 from gdnconsole.host.simhome import prepare_home
+from gdnconsole.host.topics import Topic
 from gdnconsole.sglang.stages import Stage
 from gdnconsole.ui import theme
 from gdnconsole.ui.app import DashboardApp
@@ -563,7 +564,7 @@ class StoryRun:
         mirror = self.dir / "mirrors" / f"{index}-{host.name}.log"
         session = HostSession(host, sample_interval=SAMPLE_S, mirror=mirror, probe=PROBE)
 
-        def launched(topic: str) -> None:
+        def launched(topic: Topic) -> None:
             record = session.launched
             if topic == "launched" and record is not None and record.pgid is not None:
                 self.groups.add(record.pgid)

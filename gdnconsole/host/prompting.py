@@ -37,7 +37,7 @@ async def ask(
 ) -> ChatResult:
     """One prompt, streamed to ``on_delta`` when the request streams. The server's failures are in the
     result; ChatError only when there is nothing to send it to (no server port known, the link down)."""
-    client = await session.chat_client(timeouts)
+    client = await session.endpoint.chat_client(timeouts)
     async with client:
         result = await client.chat(request, on_delta=on_delta if request.stream else None)
         if result.ok and result.accept_length is None:
@@ -59,7 +59,7 @@ async def ask_burst(
 ) -> BurstOutcome:
     """``count`` copies of ``request`` at once; ``on_result`` hears each answer as it completes. ChatError
     as for ``ask``."""
-    client = await session.chat_client(timeouts)
+    client = await session.endpoint.chat_client(timeouts)
     async with client:
         result = await burst(client, request, count, on_result=on_result)
         average = await client.accept_length() if result.ok else None
@@ -75,6 +75,6 @@ def record_evidence(session: HostSession, result: ChatResult, journal: Journal |
     for it, so that its failed prompt loses the VERIFIED another console recorded."""
     launcher.recall_verification(session, journal)
     before = session.serving.proof()
-    session.note_prompt(result)
+    session.endpoint.note_prompt(result)
     if session.serving.proof() != before:
         launcher.record_verification(session, journal)

@@ -1,4 +1,9 @@
-"""Whether the host's server answers: health polling, and the VERIFIED state only a real answer sets.
+"""The host's server as an HTTP endpoint: how to reach it, whether it answers, and the VERIFIED state.
+
+``Endpoint`` finds the server's port, bind address and API key and makes a client for it (through an SSH
+port forward for a remote host); ``Prober`` polls it. Both read the session through ``ServedHost``, a
+small protocol, so this module does not import the session. Whether the host's server answers: health
+polling, and the VERIFIED state only a real answer sets.
 
 Polling starts once the log says uvicorn listens (before that nothing listens: FACTS §6), and backs off
 while the answer is "refused" or 503. When the startup is ready and /health says 200, one verification
@@ -13,18 +18,32 @@ import dataclasses
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
-from gdnconsole.chat.model import HEALTH_TIMEOUT_S, ChatError, ChatRequest, ChatResult, Health, HealthResult
-from gdnconsole.config.hosts import Verify
+from gdnconsole.chat.model import (
+    HEALTH_TIMEOUT_S,
+    ChatError,
+    ChatRequest,
+    ChatResult,
+    Health,
+    HealthResult,
+    Timeouts,
+)
+from gdnconsole.config.hosts import Host, Verify
+from gdnconsole.host.forward import ForwardError, Forwards
 from gdnconsole.host.journal import Proof
 from gdnconsole.host.link import LinkState
+from gdnconsole.sglang import chatext
 from gdnconsole.sglang.launch import flag_value
 from gdnconsole.sglang.stages import Stage
 
 if TYPE_CHECKING:
     from gdnconsole.chat.client import ChatClient
-    from gdnconsole.host.session import HostSession
+    from gdnconsole.host.link import SshTarget
+    from gdnconsole.host.logstate import LogState
+    from gdnconsole.host.state import HostFacts, Server, ServerRecord
+    from gdnconsole.host.topics import Topic
+    from gdnconsole.sglang.tracker import Startup
 
 WILDCARDS = frozenset({"", "0.0.0.0", "::", "[::]"})
 
@@ -111,17 +130,128 @@ def verify_request(verify: Verify) -> ChatRequest:
     return ChatRequest(prompt=verify.prompt, max_tokens=verify.max_tokens, temperature=0.0, stream=False)
 
 
+class ServedHost(Protocol):
+    """What the endpoint and its prober read of the host's session (``HostSession`` is one)."""
+
+    @property
+    def host(self) -> Host: ...
+    @property
+    def link(self) -> LinkState: ...
+    @property
+    def ssh_target(self) -> SshTarget | None: ...
+    @property
+    def forwards(self) -> Forwards: ...
+    @property
+    def log(self) -> LogState: ...
+    @property
+    def server(self) -> Server | None: ...
+    @property
+    def launched(self) -> ServerRecord | None: ...
+    @property
+    def launched_alive(self) -> bool: ...
+    @property
+    def facts(self) -> HostFacts: ...
+    @property
+    def startup(self) -> Startup | None: ...
+    def notify(self, topic: Topic) -> None: ...
+    async def wait_until(self, predicate: Callable[[], bool], timeout: float) -> bool: ...
+
+
+class Endpoint:
+    """The host's server as an HTTP endpoint: its address and key, a client for it, and what is known
+    of its answers (``serving``, kept by the ``prober``)."""
+
+    def __init__(self, session: ServedHost, timing: ProbeTiming | None = None) -> None:
+        self.session = session
+        self.serving = ServingState()
+        self.prober = Prober(self, timing)
+
+    def server_argv(self) -> list[str]:
+        """The running server's command line (else the launch profile's flags): port, bind, API key."""
+        session = self.session
+        server = session.server
+        if server is not None and server.cmdline:
+            return list(server.cmdline)
+        record = session.launched if session.launched_alive else None
+        if record is not None and record.argv:
+            return list(record.argv)
+        profile = session.host.profile
+        if profile is None:
+            return []
+        return ["--host", profile.host, "--port", str(profile.port), *profile.args]
+
+    def server_port(self) -> int | None:
+        server = self.session.server
+        if server is not None and server.port is not None:
+            return server.port
+        profile = self.session.host.profile
+        return profile.port if profile is not None else None
+
+    async def chat_client(self, timeouts: Timeouts | None = None) -> ChatClient:
+        """A client for the server's OpenAI endpoint: through an SSH local port forward (the server
+        usually binds the host's loopback), or directly for a local host. Its API key is sent as a bearer
+        header and never shown. ChatError when no server port is known or the link is down."""
+        from gdnconsole.chat.client import ChatClient  # httpx loads with the first request, not at start-up
+
+        session = self.session
+        port = self.server_port()
+        if port is None:
+            raise ChatError(f"{session.host.name} has no server and no launch profile: which port?")
+        argv = self.server_argv()
+        target = bind_host(argv)
+        where = f"{session.host.name}:{port}"
+        if session.ssh_target is None:
+            url = f"http://{target}:{port}" if ":" not in target else f"http://[{target}]:{port}"
+        else:
+            try:
+                local = await session.forwards.port_for(target, port)
+            except ForwardError as exc:
+                raise ChatError(f"cannot reach {where}: {exc}") from None
+            url, where = f"http://127.0.0.1:{local}", f"{where} (via SSH, local port {local})"
+        spec_details = chatext.spec_details(session.facts.sglang)  # each answer's own accept length
+        return ChatClient(
+            url, api_key(argv), where=where, timeouts=timeouts or Timeouts(), spec_details=spec_details
+        )
+
+    def server_identity(self) -> tuple[int | None, int] | None:
+        """The current server, as the serving state names it: its pid and the log's generation."""
+        server = self.session.server
+        return None if server is None else (server.pid, self.session.log.resets)
+
+    @property
+    def serving_now(self) -> ServingState | None:
+        """What is known of the current server's answers; None while the state is another server's (the
+        prober has not caught up with a new pid or a restarted log) or there is no server."""
+        identity = self.server_identity()
+        return self.serving if identity is not None and self.serving.server == identity else None
+
+    def note_prompt(self, result: ChatResult) -> None:
+        """A prompt's outcome is evidence about the server (it may set or lose VERIFIED)."""
+        self.prober.sync()
+        self.prober.note_prompt(result)
+
+    async def verify_now(self) -> ChatResult:
+        """Send the verification prompt now (the user asked); the state records the outcome."""
+        self.prober.sync()
+        client = await self.chat_client()
+        try:
+            return await self.prober.verify(client)
+        finally:
+            await client.aclose()
+
+
 class Prober:
     """Polls one host's server and verifies it; runs while the session runs (its ``serving`` is the
     state this keeps, and each change is announced to the session's listeners as "serving")."""
 
-    def __init__(self, session: HostSession, timing: ProbeTiming | None = None) -> None:
-        self.session = session
-        self.state = session.serving
+    def __init__(self, endpoint: Endpoint, timing: ProbeTiming | None = None) -> None:
+        self.endpoint = endpoint
+        self.session = endpoint.session
+        self.state = endpoint.serving
         self.timing = timing or ProbeTiming()
 
     def _identity(self) -> tuple[int | None, int] | None:
-        return self.session.server_identity()
+        return self.endpoint.server_identity()
 
     def _ready(self) -> bool:
         startup = self.session.startup
@@ -142,7 +272,7 @@ class Prober:
         if self.session.link is not LinkState.CONNECTED:
             return None
         try:
-            return await self.session.chat_client()
+            return await self.endpoint.chat_client()
         except ChatError:
             return None
 

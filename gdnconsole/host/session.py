@@ -3,7 +3,11 @@
 It keeps the link up (reconnecting with backoff), runs the agent, and holds what the agent reports: the
 host's identity, GPU samples, SGLang processes, and the server log read from a byte offset into a stage
 tracker. A reconnect resumes the log at the exact byte it had reached. The CLI's headless commands and the
-TUI both drive it; listeners hear a short topic name each time something changed.
+TUI both drive it; listeners hear a short topic name (host/topics.py) each time something changed.
+
+The log as read so far lives in host/logstate.py, the server's HTTP endpoint and its prober in
+host/serving.py, and the `status --json` shape in the CLI (cli/status.py): the session keeps the host's
+state and its actions.
 """
 
 from __future__ import annotations
@@ -15,123 +19,32 @@ import itertools
 import time
 from collections import deque
 from collections.abc import Callable, Coroutine
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gdnconsole.chat.model import ChatError, ChatResult, Timeouts
 from gdnconsole.config.hosts import Host
 from gdnconsole.host import simulated
 from gdnconsole.host.consolelog import record_bug
-from gdnconsole.host.forward import ForwardError, Forwards
+from gdnconsole.host.forward import Forwards
 from gdnconsole.host.link import AgentChannel, AgentExited, LinkError, LinkState, LocalAgent, SshTarget
+from gdnconsole.host.logstate import LogState
 from gdnconsole.host.ranks import RankPlacement, place_ranks
 from gdnconsole.host.replies import LinkLost, Message, Pending, Progress
-from gdnconsole.host.serving import Prober, ProbeTiming, ServingState, api_key, bind_host
-from gdnconsole.logs.document import MirrorDocument
-from gdnconsole.logs.meaning import LogMeaning
-from gdnconsole.sglang import chatext, decodepoints
+from gdnconsole.host.serving import Endpoint, ProbeTiming, ServingState
+from gdnconsole.host.topics import Listener, Topic
+from gdnconsole.sglang import decodepoints
 from gdnconsole.sglang.decodepoints import DecodePoint
-from gdnconsole.sglang.tracker import StageTracker, Startup
+from gdnconsole.sglang.tracker import Startup
 
 if TYPE_CHECKING:
-    from gdnconsole.chat.client import ChatClient
     from gdnconsole.host.sshlink import SshLink
     from gdnconsole.host.state import Gpu, Hello, HostFacts, Rank, Server, ServerExit, ServerRecord
 
 BACKOFF_S = (0.5, 1.0, 2.0, 4.0, 8.0, 15.0)
-RECENT_BYTES = 1 << 20  # text kept in memory for a quick look; views page through the mirror file
 PING_EVERY_S = 5.0
 REQUEST_TIMEOUT_S = 30.0
 DECODE_POINTS = 240  # throughput / accept-length history kept for the sparklines
 DECODE_TAIL_BYTES = 4 << 20
-
-Listener = Callable[[str], None]
-
-
-ROTATED = {  # how another's rotation of the log is said in the mirror, by the agent's reason
-    "truncated": "truncated (copytruncate, or `> log`)",
-    "replaced": "rotated or replaced (the old file was read to its end)",
-}
-
-
-@dataclass
-class LogState:
-    """The server log as read so far: where the agent is in the file, and the one parse of it.
-
-    With a ``mirror`` every byte read is appended to that local file, parsed and indexed as it is written
-    (``logs.document.MirrorDocument``): the dashboard's log pane pages through it when told it grew, and
-    the status bar, alerts and `status --json` read the same tracker. Without one (the headless commands)
-    only the parse is kept. Either way the session holds an index and the recent lines, never the log."""
-
-    path: str
-    offset: int = 0  # bytes of the file read so far (always at a line boundary)
-    inode: int | None = None
-    size: int = 0  # the file's size when the agent last looked
-    held: int = 0  # of which, after the offset, an unfinished last line (a progress bar) the agent holds
-    lines: int = 0
-    tail: str = ""  # the last RECENT_BYTES of text read, for a glance without the mirror
-    resets: int = 0
-    seen: bool = False  # the agent has said something about the file
-    meaning: LogMeaning = field(default_factory=LogMeaning)
-    doc: MirrorDocument | None = None  # the mirror, sharing ``meaning``
-
-    @classmethod
-    def create(cls, path: str, mirror: Path | None) -> LogState:
-        if mirror is None:
-            return cls(path, meaning=LogMeaning(per_line=False))
-        meaning = LogMeaning()
-        return cls(path, meaning=meaning, doc=MirrorDocument(mirror, meaning))
-
-    @property
-    def tracker(self) -> StageTracker:
-        return self.meaning.tracker
-
-    @property
-    def mirror(self) -> Path | None:
-        """The local copy of what was read, for views that page through the file."""
-        return self.doc.path if self.doc is not None else None
-
-    def recent(self, count: int = 1000) -> list[str]:
-        """The last ``count`` whole lines read (as many as the kept tail holds)."""
-        lines = self.tail.split("\n")[:-1]
-        if len(self.tail) >= RECENT_BYTES and lines:
-            lines = lines[1:]  # the first one may be cut
-        return lines[-count:]
-
-    def append(self, data: bytes) -> None:
-        """Whole lines read after the others: parsed (and mirrored), counted, kept in the tail."""
-        count = self.doc.append(data) if self.doc is not None else self.meaning.feed_chunk(data)
-        self.lines += count
-        # Decode only what is kept: a cut multi-byte character at the start becomes one replacement char.
-        self.tail = (self.tail + data[-RECENT_BYTES:].decode("utf-8", errors="replace"))[-RECENT_BYTES:]
-
-    @property
-    def caught_up(self) -> bool:
-        """Everything the agent can send has come: a last line that has no newline yet (a hung
-        server's progress bar) may never be finished, and does not count."""
-        return self.offset + self.held >= self.size
-
-    def restart(self, inode: int | None, *, own: bool = False, reason: str = "replaced") -> None:
-        """The file was truncated or replaced: read it again from its start. ``own``: by this console's
-        launch (it rotates the log), which starts a new story: the mirror and its parse start again.
-        Anyone else's rotation (logrotate at midnight, `> log`) continues the story: the server that
-        wrote the old file may well write the new one, and its startup, stage and VERIFIED still hold
-        (a relaunch in the new file is found by its own first lines). A line says so where it happened,
-        as ``tail -F`` does."""
-        self.offset, self.inode, self.size, self.held = 0, inode, 0, 0
-        if not own and reason in ROTATED and self.lines:
-            self.append(
-                f"gdnconsole: {self.path} was {ROTATED[reason]}; following it from its new start\n".encode()
-            )
-            return
-        self.lines = 0
-        self.tail = ""
-        self.resets += 1
-        if self.doc is not None:
-            self.doc.clear(own=own, reason=reason)  # the mirror restarts with the parse
-        else:
-            self.meaning.reset()
 
 
 class HostSession:
@@ -188,10 +101,12 @@ class HostSession:
         self._pending = Pending()
         self._launching = 0  # launch requests in flight: the log reset they cause is our own
         self.forwards = Forwards()
-        self.serving = ServingState()
         self.decode_points: deque[DecodePoint] = deque(maxlen=DECODE_POINTS)
         self.probe = probe is not False
-        self.prober = Prober(self, probe if isinstance(probe, ProbeTiming) else None)
+        # The server's HTTP endpoint (host/serving.py): its client, its prober, what its answers proved.
+        self.endpoint = Endpoint(self, probe if isinstance(probe, ProbeTiming) else None)
+        self.serving = self.endpoint.serving
+        self.prober = self.endpoint.prober
 
     # -- listeners ---------------------------------------------------------------------------------
 
@@ -203,7 +118,7 @@ class HostSession:
         with contextlib.suppress(ValueError):
             self._listeners.remove(listener)
 
-    def notify(self, topic: str) -> None:
+    def notify(self, topic: Topic) -> None:
         self._changed.set()
         for listener in list(self._listeners):  # a listener may unsubscribe while it is told
             listener(topic)
@@ -515,106 +430,33 @@ class HostSession:
         self.notify("processes")
 
     def _on_log(self, message: dict[str, Any]) -> None:
-        log = self.log
-        start, end = int(message.get("offset", 0)), int(message.get("end", 0))
-        log.size = int(message.get("size", end))
-        held = message.get("held")
-        log.held = held if isinstance(held, int) and held > 0 else 0
-        log.inode = message.get("inode", log.inode)
-        if start != log.offset:
-            return  # not where we are: a duplicate after a reconnect, or out of order; never apply twice
-        raw = message.get("raw")
-        data = raw if isinstance(raw, bytes) else str(message.get("data", "")).encode()
-        if data and not data.endswith(b"\n"):
-            data += b"\n"  # the agent sends whole lines; a last one without newline is a long line cut
-        # Batch and access lines are most of a serving log: only the others (and the ends of each run of
-        # them) go through the tracker, which reads the same story from them (logs/meaning.py).
-        log.append(data)
-        if log.size - end <= DECODE_TAIL_BYTES:  # a catch-up read parses only the file's last part
-            self.decode_points.extend(decodepoints.last_points(data, DECODE_POINTS))
-        log.offset = end
-        log.seen = True
+        from gdnconsole.host.state import LogChunk  # (see _on_hello)
+
+        chunk = LogChunk.parse(message)
+        if chunk is None or not self.log.take(chunk):
+            return  # damaged, or not where we are: a duplicate after a reconnect, or out of order
+        if chunk.size - chunk.end <= DECODE_TAIL_BYTES:  # a catch-up read parses only the file's last part
+            self.decode_points.extend(decodepoints.last_points(chunk.data, DECODE_POINTS))
         self.notify("log")
 
     def _on_log_reset(self, message: dict[str, Any]) -> None:
+        from gdnconsole.host.state import LogReset  # (see _on_hello)
+
+        reset = LogReset.parse(message)
         # The agent rotates the log for our launch and says so before its reply: our own doing, no news.
-        reason = str(message.get("reason") or "replaced")
-        self.log.restart(message.get("inode"), own=self._launching > 0, reason=reason)
+        self.log.restart(reset.inode, own=self._launching > 0, reason=reset.reason)
         self.decode_points.clear()
         self.log.seen = True
         self.notify("log")
 
     def _on_pong(self, message: dict[str, Any]) -> None:
-        sent = self._pings.pop(int(message.get("id", -1)), None)
+        from gdnconsole.host.state import Pong  # (see _on_hello)
+
+        pong = Pong.parse(message)
+        sent = self._pings.pop(pong.id, None) if pong is not None else None
         if sent is not None:
             self.rtt_ms = (time.monotonic() - sent) * 1000.0
             self.notify("link")
-
-    # -- the server's HTTP endpoint ---------------------------------------------------------------
-
-    def server_argv(self) -> list[str]:
-        """The running server's command line (else the launch profile's flags): port, bind, API key."""
-        server = self.server
-        if server is not None and server.cmdline:
-            return list(server.cmdline)
-        record = self.launched if self.launched_alive else None
-        if record is not None and record.argv:
-            return list(record.argv)
-        profile = self.host.profile
-        if profile is None:
-            return []
-        return ["--host", profile.host, "--port", str(profile.port), *profile.args]
-
-    def server_port(self) -> int | None:
-        server = self.server
-        if server is not None and server.port is not None:
-            return server.port
-        profile = self.host.profile
-        return profile.port if profile is not None else None
-
-    async def chat_client(self, timeouts: Timeouts | None = None) -> ChatClient:
-        """A client for the server's OpenAI endpoint: through an SSH local port forward (the server
-        usually binds the host's loopback), or directly for a local host. Its API key is sent as a bearer
-        header and never shown. ChatError when no server port is known or the link is down."""
-        from gdnconsole.chat.client import ChatClient  # httpx loads with the first request, not at start-up
-
-        port = self.server_port()
-        if port is None:
-            raise ChatError(f"{self.host.name} has no server and no launch profile: which port?")
-        argv = self.server_argv()
-        target = bind_host(argv)
-        where = f"{self.host.name}:{port}"
-        if self.ssh_target is None:
-            url = f"http://{target}:{port}" if ":" not in target else f"http://[{target}]:{port}"
-        else:
-            try:
-                local = await self.forwards.port_for(target, port)
-            except ForwardError as exc:
-                raise ChatError(f"cannot reach {where}: {exc}") from None
-            url, where = f"http://127.0.0.1:{local}", f"{where} (via SSH, local port {local})"
-        spec_details = chatext.spec_details(self.facts.sglang)  # each answer's own accept length
-        return ChatClient(
-            url, api_key(argv), where=where, timeouts=timeouts or Timeouts(), spec_details=spec_details
-        )
-
-    def server_identity(self) -> tuple[int | None, int] | None:
-        """The current server, as the serving state names it: its pid and the log's generation."""
-        server = self.server
-        return None if server is None else (server.pid, self.log.resets)
-
-    def note_prompt(self, result: ChatResult) -> None:
-        """A prompt's outcome is evidence about the server (it may set or lose VERIFIED)."""
-        self.prober.sync()
-        self.prober.note_prompt(result)
-
-    async def verify_now(self) -> ChatResult:
-        """Send the verification prompt now (the user asked); the state records the outcome."""
-        self.prober.sync()
-        client = await self.chat_client()
-        try:
-            return await self.prober.verify(client)
-        finally:
-            await client.aclose()
 
     # -- derived state -----------------------------------------------------------------------------
 
@@ -665,20 +507,6 @@ class HostSession:
 
         return HostFacts.of(self.hello, self.gpus)
 
-    def status(self) -> dict[str, Any]:
-        """The `status --json` object."""
-        ranks = {p.gpu: p.rank for p in self.placements() if p.gpu is not None}
-        return {
-            "host": self.host.name,
-            # A host reached without a usable Python is, for scripts, a host that cannot be used.
-            "link": LinkState.DOWN.value if self.link is LinkState.NO_AGENT else self.link.value,
-            "message": self.link_message,
-            "sglang_version": self.hello.sglang if self.hello is not None else None,
-            "nvml": self.nvml_source,
-            "gpus": [_gpu_json(gpu, ranks.get(gpu.index)) for gpu in self.gpus],
-            "server": self._server_json(),
-        }
-
     def startup_of(self, pid: int | None) -> Startup | None:
         """The startup of the server ``pid`` in the log (the one whose uvicorn line names that pid), else
         the log's last: another writer to the same log (a second console, a server started by hand that
@@ -712,39 +540,10 @@ class HostSession:
         server = self.server
         return self.startup_of(server.pid if server is not None else None)
 
-    def _server_json(self) -> dict[str, Any] | None:
-        server = self.server
-        if server is None:
-            return None
-        startup = self.startup
-        fatal = startup.fatal if startup else None
-        return {
-            "pid": server.pid,
-            "pgid": server.pgid,
-            "port": server.port,
-            "stage": startup.stage.label if startup else "starting",
-            "ready": bool(startup and startup.ready),
-            "fatal": {"line": fatal.line, "summary": fatal.summary} if fatal else None,
-            "log": self.log.path,
-            **self._serving_json(),
-        }
-
     @property
     def serving_now(self) -> ServingState | None:
-        """What is known of the current server's answers; None while the state is another server's (the
-        prober has not caught up with a new pid or a restarted log) or there is no server."""
-        identity = self.server_identity()
-        return self.serving if identity is not None and self.serving.server == identity else None
-
-    def _serving_json(self) -> dict[str, Any]:
-        serving = self.serving_now
-        if serving is None:
-            return {"health": None, "verified": None, "verify": None}  # nothing known of this server yet
-        return {
-            "health": serving.health.value if serving.health else None,
-            "verified": serving.verified,
-            "verify": serving.as_json() if serving.verified is not None else None,
-        }
+        """What is known of the current server's answers (``Endpoint.serving_now``)."""
+        return self.endpoint.serving_now
 
 
 _HANDLERS: dict[str, Callable[[HostSession, dict[str, Any]], None]] = {
@@ -759,19 +558,6 @@ _HANDLERS: dict[str, Callable[[HostSession, dict[str, Any]], None]] = {
     "pidfile": HostSession._on_server_record,
     "server_exit": HostSession._on_server_exit,
 }
-
-
-def _gpu_json(gpu: Gpu, rank: str | None) -> dict[str, Any]:
-    return {
-        "index": gpu.index,
-        "uuid": gpu.uuid,
-        "name": gpu.name,
-        "total_mib": gpu.total_mib,
-        "used_mib": gpu.used_mib,
-        "util_pct": gpu.util_pct,
-        "rank": rank,
-        "processes": [{"pid": p.pid, "used_mib": p.used_mib, "name": p.name} for p in gpu.processes],
-    }
 
 
 def _target_of(host: Host) -> SshTarget:

@@ -296,6 +296,86 @@ class ServerExit:
         return f"exited with code {code}"
 
 
+def _whole(value: Any, missing: int) -> int | None:
+    """An int field that may be left out (``missing``); None when it is there and no int."""
+    if value is None:
+        return missing
+    return _int(value)
+
+
+@dataclass(frozen=True)
+class LogChunk:
+    """A ``log`` frame: whole lines of the server log, bytes ``offset`` to ``end`` of the file.
+
+    ``size``: the file's size as the agent saw it; ``held``: bytes after ``end`` that wait for their
+    newline (a progress bar). ``inode`` is None when the frame does not say (``names_inode`` false) or
+    the agent knows no file yet. ``data`` always ends with a newline (the agent sends whole lines; a last
+    one without is a long line cut) unless it is empty."""
+
+    offset: int
+    end: int
+    size: int
+    held: int = 0
+    inode: int | None = None
+    names_inode: bool = False
+    data: bytes = b""
+
+    @classmethod
+    def parse(cls, raw: Any) -> LogChunk | None:
+        """None for a damaged frame (an offset, end or size that is no int): it is not applied."""
+        data = _dict(raw)
+        offset, end = _whole(data.get("offset"), 0), _whole(data.get("end"), 0)
+        if offset is None or end is None:
+            return None
+        size = _whole(data.get("size"), end)
+        if size is None:
+            return None
+        held = _int(data.get("held"))
+        inode = data.get("inode")
+        body = data.get("raw")
+        if not isinstance(body, bytes):
+            text = data.get("data")
+            body = ("" if text is None else str(text)).encode()
+        if body and not body.endswith(b"\n"):
+            body += b"\n"
+        return cls(
+            offset=offset,
+            end=end,
+            size=size,
+            held=held if held is not None and held > 0 else 0,
+            inode=_int(inode),
+            names_inode="inode" in data and (inode is None or _int(inode) is not None),
+            data=body,
+        )
+
+
+@dataclass(frozen=True)
+class LogReset:
+    """A ``log_reset`` frame: the file was truncated or replaced, and is followed from its start.
+    ``reason``: "truncated", "replaced", "missing", "appeared" (anything else is kept as said)."""
+
+    reason: str = "replaced"
+    inode: int | None = None
+
+    @classmethod
+    def parse(cls, raw: Any) -> LogReset:
+        data = _dict(raw)
+        reason = data.get("reason")
+        return cls(str(reason) if reason else "replaced", _int(data.get("inode")))
+
+
+@dataclass(frozen=True)
+class Pong:
+    """A ``pong`` frame: the answer to the ping with this ``id``."""
+
+    id: int
+
+    @classmethod
+    def parse(cls, raw: Any) -> Pong | None:
+        request = _int(_dict(raw).get("id"))
+        return None if request is None else cls(request)
+
+
 @dataclass(frozen=True)
 class HostFacts:
     """What SGLang's rules need to know of the host (None: the agent has not said): one object per

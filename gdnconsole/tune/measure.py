@@ -53,7 +53,7 @@ class Measured:
 
 
 async def measure(session: HostSession, load: Load, say: Say) -> Measured:
-    client = await session.chat_client(Timeouts(answer=load.answer_timeout))
+    client = await session.endpoint.chat_client(Timeouts(answer=load.answer_timeout))
     figures: dict[int, BatchFigures] = {}
     busy = 0.0
     async with client:

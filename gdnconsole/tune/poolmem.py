@@ -10,6 +10,7 @@ graphs too. So the lines are read as they arrive (the session's "log" news), and
 from __future__ import annotations
 
 from gdnconsole.host.session import HostSession
+from gdnconsole.host.topics import Topic
 from gdnconsole.sglang import events, logline
 from gdnconsole.sglang.tracker import SOLE_RANK
 
@@ -28,7 +29,7 @@ class PoolWatch:
     def close(self) -> None:
         self.session.unsubscribe(self._heard)
 
-    def _heard(self, topic: str) -> None:
+    def _heard(self, topic: Topic) -> None:
         if topic != "log":
             return
         log = self.session.log

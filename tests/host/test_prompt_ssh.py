@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from gdnconsole.chat.client import ChatError, ChatRequest, Health
+from gdnconsole.cli.status import session_json
 from gdnconsole.config.hosts import Speculative
 from gdnconsole.host import launcher
 from gdnconsole.host.forward import LISTEN_HOST
@@ -63,11 +64,11 @@ async def test_streamed_and_whole_answers_through_the_forward(tmp_path: Path, ss
         await _ready(session, journal, speculative=PLAIN, args=(), env={})
         # VERIFIED everywhere it shows: the session, status --json, the journal.
         assert session.serving.verified is True and session.serving.latency_ms
-        assert session.status()["server"]["verified"] is True
+        assert session_json(session)["server"]["verified"] is True
         last = journal.attempts()[-1]
         assert last.outcome == "verified" and last.verify and last.verify.ok is True
 
-        client = await session.chat_client()
+        client = await session.endpoint.chat_client()
         async with client:
             local = int(client.base_url.rsplit(":", 1)[1])
             seen: list[tuple[str, str]] = []
@@ -99,7 +100,7 @@ async def test_api_key_is_sent_and_a_wrong_one_is_a_clear_401(tmp_path: Path, ss
         await _ready(
             session, journal, args=("--mamba-scheduler-strategy", "extra_buffer", "--api-key", "s3cret")
         )
-        client = await session.chat_client()
+        client = await session.endpoint.chat_client()
         assert client.api_key == "s3cret"
         async with client:
             good = await client.chat(ChatRequest("hello", max_tokens=8))
@@ -120,7 +121,7 @@ async def test_each_fault_of_the_chat_endpoint_has_its_message(tmp_path: Path, s
     journal = journal_for(tmp_path, host)
     async with connected(host, sshd) as session:
         await _ready(session, journal)
-        client = await session.chat_client()
+        client = await session.endpoint.chat_client()
         client.timeouts.answer = 1.0
         messages: dict[str, str | None] = {}
         async with client:
@@ -152,15 +153,15 @@ async def test_a_failed_prompt_or_health_check_loses_verified(tmp_path: Path, ss
             groups.append(pid)
             # A prompt that errors takes VERIFIED away, with the reason.
             set_scenario(host, chat_fault="drop")
-            client = await session.chat_client()
+            client = await session.endpoint.chat_client()
             async with client:
                 failed = await client.chat(ChatRequest("hi"))
-            session.note_prompt(failed)
+            session.endpoint.note_prompt(failed)
             assert session.serving.verified is False
             assert session.serving.reason and session.serving.reason.startswith("a prompt failed:")
             # A good answer proves it again.
             set_scenario(host, chat_fault="none")
-            assert (await session.verify_now()).ok and session.serving.verified is True
+            assert (await session.endpoint.verify_now()).ok and session.serving.verified is True
             # The server stops answering /health (its main process is frozen): VERIFIED is lost.
             os.kill(pid, signal.SIGSTOP)
             try:
@@ -186,7 +187,7 @@ async def test_the_forward_comes_back_with_the_link(tmp_path: Path, netns_host: 
         async with running(session):
             assert await session.wait_until(lambda: session.complete and session.pidfile_seen, 30)
             groups.append(await _ready(session, journal))
-            first = await session.chat_client()
+            first = await session.endpoint.chat_client()
             async with first:
                 before = await first.chat(ChatRequest("hi", max_tokens=8))
             assert before.ok, before.error
@@ -195,11 +196,11 @@ async def test_the_forward_comes_back_with_the_link(tmp_path: Path, netns_host: 
                 assert await session.wait_until(lambda: session.link.value != "connected", 20)
                 # While the link is down the endpoint says so at once (nothing hangs).
                 with pytest.raises(ChatError, match="the SSH link is not connected"):
-                    await session.chat_client()
+                    await session.endpoint.chat_client()
             finally:
                 netns_host.link_up()
             assert await session.wait_until(lambda: session.link.value == "connected", 30)
-            again = await session.chat_client()
+            again = await session.endpoint.chat_client()
             async with again:
                 after = await again.chat(ChatRequest("hi", max_tokens=8))
             assert after.ok, after.error

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from gdnconsole.cli.status import session_json
 from gdnconsole.host import launcher
 from tests.host.launchkit import connected, journal_for, kill_group, launch_host, start_by_hand
 from tests.sshhosts import free_loopback_port as free_port
@@ -30,7 +31,7 @@ async def test_a_server_that_dies_in_the_same_log_does_not_make_ours_look_crashe
             assert await session.wait_until(second_failed, 30)
             assert "Not enough memory" in tracker.current.fatal.summary  # the log's last startup failed
             assert session.startup is not tracker.current and session.startup.pid == ours
-            server = session.status()["server"]
+            server = session_json(session)["server"]
             assert (server["pid"], server["stage"], server["fatal"]) == (ours, "serving", None)
             assert launcher.observe(session, attempt).outcome == "verified"  # not "crashed"
         finally:

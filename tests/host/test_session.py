@@ -15,9 +15,10 @@ from pathlib import Path
 import pytest
 
 from gdnconsole.chat.model import Health
+from gdnconsole.cli.status import session_json
 from gdnconsole.config.hosts import Host, Profile, Simulate
 from gdnconsole.config.hosts import SshTarget as ConfigSshTarget
-from gdnconsole.host import launcher, simulated
+from gdnconsole.host import launcher, serving, simulated
 from gdnconsole.host import session as session_module
 from gdnconsole.host.link import LinkState, LocalAgent, SshTarget
 from gdnconsole.host.serving import ProbeTiming
@@ -138,7 +139,7 @@ async def test_local_host_sees_gpus_server_ranks_and_stages(tmp_path: Path, sim_
             )
 
         assert await session.wait_until(ready, 30)
-        status = session.status()
+        status = session_json(session)
         assert status["server"]["pid"] == server.pid and status["server"]["stage"] in ("ready", "serving")
         assert {g["rank"] for g in status["gpus"]} == {"TP0", "TP1"}
         assert all(g["used_mib"] > 20_000 for g in status["gpus"])
@@ -179,7 +180,7 @@ async def test_over_real_sshd(tmp_path: Path, sshd: SshdHost) -> None:
     session = HostSession(host, ssh=target(sshd), sample_interval=0.1, backoff=FAST_BACKOFF)
     async with running(session):
         assert await session.wait_until(lambda: session.complete, 20), session.link_message
-        status = session.status()
+        status = session_json(session)
         assert status["link"] == "connected" and status["sglang_version"] == "0.5.11"
         assert len(status["gpus"]) == 2
         assert await session.wait_until(lambda: session.rtt_ms is not None, 10)
@@ -232,7 +233,7 @@ async def test_wrong_key_is_auth_failed(tmp_path: Path, sshd: SshdHost) -> None:
     )
     async with running(session):
         assert await session.wait_until(lambda: session.link is LinkState.AUTH_FAILED, 10)
-    assert session.status()["link"] == "auth-failed"
+    assert session_json(session)["link"] == "auth-failed"
 
 
 async def test_host_without_python_says_so(tmp_path: Path, sshd: SshdHost) -> None:
@@ -242,7 +243,7 @@ async def test_host_without_python_says_so(tmp_path: Path, sshd: SshdHost) -> No
         assert await session.wait_until(lambda: session.link is LinkState.NO_AGENT, 10)
     message = session.link_message or ""
     assert "/nonexistent/python3" in message and "exit status 127" in message
-    assert session.status()["link"] == "down"
+    assert session_json(session)["link"] == "down"
 
 
 async def test_a_local_python_that_exits_at_once_says_so(tmp_path: Path) -> None:
@@ -497,7 +498,7 @@ async def test_a_bug_in_the_session_ends_it_and_says_so(
     if where == "message":
         monkeypatch.setitem(session_module._HANDLERS, "gpus", broken)
     else:
-        monkeypatch.setattr(session_module.Prober, "run", broken_prober)
+        monkeypatch.setattr(serving.Prober, "run", broken_prober)
     session = HostSession(sim_host(tmp_path), sample_interval=0.1, backoff=FAST_BACKOFF)
     task = asyncio.create_task(session.run())
     assert await session.wait_until(lambda: session.link is LinkState.CRASHED, 20), session.link
@@ -508,7 +509,7 @@ async def test_a_bug_in_the_session_ends_it_and_says_so(
     assert str(_console_log) in message
     logged = _console_log.read_text()
     assert "Traceback" in logged and "in broken" in logged
-    assert session.status()["link"] == "crashed"
+    assert session_json(session)["link"] == "crashed"
 
 
 async def test_down_since_is_the_first_failure_and_the_next_retry_is_known(tmp_path: Path) -> None:

@@ -7,7 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from gdnconsole.host import simulated
-from gdnconsole.host.session import HostSession, LogState
+from gdnconsole.host.logstate import LogState
+from gdnconsole.host.session import HostSession
 from tests.host.test_session import FAST_BACKOFF, running, sim_host
 from tests.ui.fixtures import ct129_lines, startup
 

@@ -9,7 +9,7 @@ screen: a hidden tab does no work until it is shown, and then catches up (its lo
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
@@ -30,6 +30,7 @@ from gdnconsole.config.hosts import Profile
 from gdnconsole.host.journal import Journal
 from gdnconsole.host.link import LinkState
 from gdnconsole.host.session import HostSession
+from gdnconsole.host.topics import Listener, Topic
 from gdnconsole.sglang.launch import mask_known, profile_secrets
 from gdnconsole.ui.models.alerts import HostAlerts, look
 from gdnconsole.ui.theme import LogPalette
@@ -222,10 +223,10 @@ class DashboardScreen(Screen[None]):
         for i in range(len(self.sessions)):
             self._run(i)
 
-    def _listener(self, index: int) -> Callable[[str], None]:
+    def _listener(self, index: int) -> Listener:
         """Called on the loop's thread by the session: post, never block."""
 
-        def changed(topic: str) -> None:
+        def changed(topic: Topic) -> None:
             if topic == "log":
                 self.post_message(LogGrew(index))  # and the stage on the status bar may have moved
             self.post_message(ServerExited(index) if topic == "server_exit" else HostChanged(index))
