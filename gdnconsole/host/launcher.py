@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from gdnconsole.config.hosts import Profile
 from gdnconsole.errors import ConsoleError
 from gdnconsole.host import gpumem, portcheck
+from gdnconsole.host.answers import Launched, Stopped, Stopping
 from gdnconsole.host.journal import (
     FINAL_OUTCOMES,
     Attempt,
@@ -250,7 +251,10 @@ async def _start(session: HostSession, spec: LaunchSpec, attempt: Attempt, journ
         reply = await session.request(request, "launched")
     except AgentRefused as exc:
         raise LaunchRefused(str(exc)) from None
-    attempt.pid = int(reply["server"]["pid"])
+    launched = Launched.parse(reply)
+    if launched is None:
+        raise LaunchRefused(f"the agent's answer to the launch names no server pid: {_unreadable(reply)}")
+    attempt.pid = launched.server.pid
     attempt.outcome = "running"
     journal.record(attempt)
     return attempt
@@ -472,8 +476,9 @@ async def _stop(session: HostSession, grace: float, journal: Journal, say: Say) 
     say(f"stopping pid {pid}: SIGTERM, SIGKILL to its group after {grace:g} s")
 
     def progress(message: Mapping[str, Any]) -> None:
-        sent = f"{message['signal']} sent, " if message.get("signal") else ""
-        say(f"stopping pid {pid}: {sent}{message.get('alive')} processes left, {message.get('elapsed')} s")
+        stopping = Stopping.parse(message)
+        sent = f"{stopping.signal} sent, " if stopping.signal else ""
+        say(f"stopping pid {pid}: {sent}{stopping.alive} processes left, {stopping.elapsed} s")
 
     request = {"op": "stop", "pid": pid, "pgid": record.pgid, "start_time": record.start_time}
     session.stops.add(pid)  # its exit is this console's doing, whatever signal ends it
@@ -486,9 +491,15 @@ async def _stop(session: HostSession, grace: float, journal: Journal, say: Say) 
     _mark_stopped(journal, pid)
     # Stopped means the GPUs are free again: a launch right after must not find the old ranks' memory.
     await wait_released(session, gpumem.rank_gpus(record.argv, record.env), old, say)
-    return StopResult(
-        pid, reply.get("pgid"), str(reply["how"]), float(reply["elapsed"]), int(reply.get("strays", 0))
-    )
+    stopped = Stopped.parse(reply)
+    if stopped is None:
+        raise LaunchRefused(f"pid {pid} stopped, but the agent's answer is damaged: {_unreadable(reply)}")
+    return StopResult(pid, stopped.pgid, stopped.how, stopped.elapsed, stopped.strays)
+
+
+def _unreadable(reply: Mapping[str, Any]) -> str:
+    """An answer the launcher cannot read, in one short line (its keys, not its values: no secrets)."""
+    return "{" + ", ".join(sorted(str(key) for key in reply)[:12]) + "}"
 
 
 def _mark_stopped(journal: Journal, pid: int) -> None:

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from gdnconsole.host.answers import Launched, Stopped, Stopping
 from gdnconsole.host.session import HostSession
 from gdnconsole.host.state import LogChunk, LogReset, Pong
 from tests.host.test_session import sim_host
@@ -73,3 +74,19 @@ def test_log_frames_apply_once_and_in_order(tmp_path: Path) -> None:
     assert s.log.offset == 4 and s.log.lines == 1 and heard == ["log"] and s.log.inode == 9
     s.handle({"type": "log_reset", "reason": "truncated", "inode": 11})
     assert s.log.offset == 0 and s.log.inode == 11 and heard == ["log", "log"]
+
+
+def test_the_launchers_answers_are_typed_and_a_damaged_one_is_none() -> None:
+    launched = Launched.parse({"type": "launched", "id": 3, "server": {"pid": 41, "pgid": 41, "argv": ["x"]}})
+    assert launched is not None and launched.server.pid == 41 and launched.server.argv == ("x",)
+    for damaged in ({"server": {"pid": "41"}}, {"server": None}, None, {"server": [41]}):
+        assert Launched.parse(damaged) is None
+    stopped = Stopped.parse(
+        {"type": "stopped", "pid": 4, "pgid": 4, "how": "sigterm", "elapsed": 1, "strays": 2}
+    )
+    assert stopped == Stopped("sigterm", 1.0, 4, 2)
+    assert Stopped.parse({"how": "gone", "elapsed": 0.5}) == Stopped("gone", 0.5)
+    for bad in ({"how": 3, "elapsed": 1.0}, {"how": "gone"}, {"how": "gone", "elapsed": "1"}, "stopped"):
+        assert Stopped.parse(bad) is None
+    assert Stopping.parse({"signal": "SIGKILL", "alive": 2, "elapsed": 30.1}) == Stopping("SIGKILL", 2, 30.1)
+    assert Stopping.parse({"signal": None, "alive": "two", "elapsed": True}) == Stopping()
