@@ -21,6 +21,7 @@ from gdnconsole.config.hosts import Host
 from gdnconsole.errors import ConsoleError
 from gdnconsole.host import simulated
 from gdnconsole.host.link import LinkError, LinkState, SshTarget
+from gdnconsole.host.simhome import sim_environment
 from gdnconsole.host.sshlink import SshLink
 
 MARKER = "\x1egdnconsole-check "  # a line of ours on stdout, whatever SGLang prints around it
@@ -104,9 +105,12 @@ class HostCheckError(ConsoleError):
     """The check itself could not run (no link, no Python, no SGLang, a timeout)."""
 
 
-def _environment(host: Host) -> tuple[dict[str, str], str | None]:
+def _environment(host: Host, prepare: bool = True) -> tuple[dict[str, str], str | None]:
+    """``prepare``: write the simulated host's settings first (a read of its files must not: a test or
+    user that changed them since, for the servers started next, would see them reset)."""
     if host.simulate:
-        return simulated.environment(host), str(simulated.workdir(host))
+        env = simulated.environment(host) if prepare else sim_environment(simulated.sim_home(host))
+        return env, str(simulated.workdir(host))
     return {}, host.workdir
 
 
@@ -120,10 +124,16 @@ def shell_command(argv: Sequence[str], env: Mapping[str, str], workdir: str | No
 
 
 async def run_on_host(
-    host: Host, argv: Sequence[str], stdin: str, *, timeout: float, ssh: SshTarget | None = None
+    host: Host,
+    argv: Sequence[str],
+    stdin: str,
+    *,
+    timeout: float,
+    ssh: SshTarget | None = None,
+    prepare: bool = True,
 ) -> tuple[int | None, str, str]:
     """Run ``argv`` on the host (its Python, its env) and return (exit status, stdout, stderr)."""
-    env, workdir = _environment(host)
+    env, workdir = _environment(host, prepare)
     if ssh is None and host.ssh is None:
         return await _run_local(argv, env, workdir, stdin, timeout)
     from gdnconsole.host.session import _target_of
@@ -207,7 +217,7 @@ async def read_model_config_text(
     Untrusted: ``modelconfig.parse`` reads it."""
     argv = [host.python, "-c", READ_SCRIPT, model, str(limit), hf_dir or ""]
     try:
-        status, out, _ = await run_on_host(host, argv, "", timeout=timeout, ssh=ssh)
+        status, out, _ = await run_on_host(host, argv, "", timeout=timeout, ssh=ssh, prepare=False)
     except (HostCheckError, LinkError, OSError):
         return None
     return out if status == 0 else None

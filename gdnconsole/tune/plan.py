@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -55,14 +55,20 @@ def combo_profile(profile: Profile, combo: Combo) -> Profile:
     )
 
 
-def check(facts: HostFacts, profile: Profile, combo: Combo | None, python: str = "python3") -> Planned:
+def check(
+    facts: HostFacts,
+    profile: Profile,
+    combo: Combo | None,
+    python: str = "python3",
+    model_config: Mapping[str, Any] | None = None,
+) -> Planned:
     """One combination through the rules of the host's SGLang (nothing is known to reject it when the
-    version is unknown: the launch will tell)."""
+    version is unknown: the launch will tell); ``model_config``: the model's config.json on the host."""
     candidate = combo_profile(profile, combo) if combo is not None else baseline_profile(profile)
     if not facts.sglang:
         return Planned(combo, candidate)
     spec = launch_spec(candidate, python)
-    architecture = models.architecture_of(candidate.model)
+    architecture = models.architecture_of(candidate.model, model_config)
     result = rules.check(
         list(spec.args),
         sglang=facts.sglang,
@@ -71,6 +77,7 @@ def check(facts: HostFacts, profile: Profile, combo: Combo | None, python: str =
         architecture=architecture,
         env=spec.env,
         gpu_memory_mb=facts.gpu_memory_mb,
+        model_config=model_config,
     )
     rule = None
     if result.errors:
@@ -101,12 +108,16 @@ def _runs_as(values: dict[str, Any] | None) -> Combo | None:
 
 
 def plan(
-    facts: HostFacts, profile: Profile, combos: Sequence[Combo], python: str = "python3"
+    facts: HostFacts,
+    profile: Profile,
+    combos: Sequence[Combo],
+    python: str = "python3",
+    model_config: Mapping[str, Any] | None = None,
 ) -> list[Planned]:
     """The baseline first, then each combination in the grid's order; of the combinations SGLang would
     run identically, the one whose flags are what SGLang runs (else the first) comes where the first of
     them was, and the others keep their places, planned as the same as it."""
-    checked = [check(facts, profile, c, python) for c in combos]
+    checked = [check(facts, profile, c, python, model_config) for c in combos]
     groups: dict[str, list[int]] = {}
     for i, planned in enumerate(checked):
         if planned.server is not None and not planned.rejected:
@@ -114,7 +125,7 @@ def plan(
     lead: dict[str, int] = {}
     for key, members in groups.items():
         lead[key] = next((i for i in members if checked[i].combo == checked[i].runs_as), members[0])
-    out = [check(facts, profile, None, python)]
+    out = [check(facts, profile, None, python, model_config)]
     for i, planned in enumerate(checked):
         if planned.server is None or planned.server not in groups:
             out.append(planned)

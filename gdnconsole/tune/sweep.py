@@ -14,7 +14,7 @@ from typing import Any
 
 from gdnconsole.chat.model import ChatError
 from gdnconsole.config.hosts import Profile
-from gdnconsole.host import launcher
+from gdnconsole.host import launcher, modelconfig
 from gdnconsole.host.journal import Attempt, Journal
 from gdnconsole.host.replies import LinkLost
 from gdnconsole.host.session import HostSession
@@ -132,7 +132,9 @@ async def run(
     identity = identity_of(session, profile, options.load)
     sweep = sweep or Sweep(identity, options.load.batches)
     sweep.identity, sweep.batches, sweep.profile = identity, options.load.batches, profile.name
-    sweep.planned = plan(session.facts, profile, options.combos, session.host.python)
+    read = await modelconfig.fetch(session.host, profile.model, ssh=session.ssh_target)  # issue 26
+    model_config = modelconfig.warn_once(read, say)
+    sweep.planned = plan(session.facts, profile, options.combos, session.host.python, model_config)
     reuse = store.measured(sweep.identity, options.load.batches) if options.resume else {}
     try:
         for index, planned in enumerate(sweep.planned):
