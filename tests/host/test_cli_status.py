@@ -12,7 +12,7 @@ from tests.cli.test_config_cmds import GDNCONSOLE
 from tests.sshhosts import SshdHost
 
 KEYS = {"host", "link", "message", "sglang_version", "nvml", "gpus", "server"}
-GPU_KEYS = {"index", "uuid", "name", "total_mib", "used_mib", "util_pct", "rank", "processes"}
+GPU_KEYS = {"index", "uuid", "name", "total_mib", "used_mib", "util_pct", "rank", "processes", "memory"}
 
 
 def run(config: Path, *args: str, ssh_config: Path | None = None) -> subprocess.CompletedProcess[str]:
