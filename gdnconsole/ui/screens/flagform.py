@@ -28,9 +28,10 @@ from textual.widgets import Button, Input, Label, Select, Static, TextArea
 from gdnconsole.config.hosts import ConfigError, Profile
 from gdnconsole.config.writer import save_profile
 from gdnconsole.errors import EXPLAINED
-from gdnconsole.host import journal
+from gdnconsole.host import journal, modelconfig
 from gdnconsole.host.consolelog import record_bug
 from gdnconsole.host.jsonlines import write_private
+from gdnconsole.host.modelconfig import ModelConfig
 from gdnconsole.host.session import HostSession
 from gdnconsole.logs.textsafe import visible
 from gdnconsole.sglang import rules
@@ -168,6 +169,9 @@ class FlagFormScreen(Screen[FormResult]):
         self.result: rules.CheckResult | None = None
         self.checked: tuple[str, ...] | None = None  # the argv ``result`` is about
         self.verdict: HostVerdict | None = None
+        # The config.json of each model the form was checked for, as the host holds it (issue 26);
+        # None while being read. Its context length and quantization reach the rules once read.
+        self.model_configs: dict[str, ModelConfig | None] = {}
         self.verdict_argv: tuple[str, ...] | None = None
         self.host_running = False
         self._timer: Timer | None = None
@@ -325,13 +329,29 @@ class FlagFormScreen(Screen[FormResult]):
         facts = self.facts
         if facts.sglang is None:
             return None
+        if profile.model not in self.model_configs:
+            self.model_configs[profile.model] = None
+            self._read_model_config(profile.model)
+        read = self.model_configs[profile.model]
         return check_profile(
             profile,
             sglang=facts.sglang,
             compute_capability=facts.compute_capability,
             gpus=facts.gpus,
             gpu_memory_mb=facts.gpu_memory_mb,
+            model_config=read.config if read is not None else None,
         )
+
+    @work(group="model-config", exit_on_error=False)
+    async def _read_model_config(self, model: str) -> None:
+        """The model's config.json on the host; the rules run again with it once read."""
+        read = await modelconfig.fetch(self.session.host, model, ssh=self.session.ssh_target)
+        self.model_configs[model] = read
+        if read.warning:
+            self.notify(visible(read.warning), severity="warning", timeout=8, markup=False)
+        profile = self.parsed.profile
+        if read.config is not None and profile is not None and profile.model == model:
+            self._run_rules()
 
     def _current_argv(self) -> tuple[str, ...] | None:
         profile = self.parsed.profile
