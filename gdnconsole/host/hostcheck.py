@@ -17,6 +17,7 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from gdnconsole import readback
 from gdnconsole.config.hosts import Host
 from gdnconsole.errors import ConsoleError
 from gdnconsole.host import simulated
@@ -109,7 +110,9 @@ def _environment(host: Host, prepare: bool = True) -> tuple[dict[str, str], str 
     """``prepare``: write the simulated host's settings first (a read of its files must not: a test or
     user that changed them since, for the servers started next, would see them reset)."""
     if host.simulate:
-        env = simulated.environment(host) if prepare else sim_environment(simulated.sim_home(host))
+        home = simulated.sim_home(host)
+        prepared = (home / "sim.json").is_file()  # a home never prepared is made, whatever ``prepare``
+        env = sim_environment(home) if prepared and not prepare else simulated.environment(host)
         return env, str(simulated.workdir(host))
     return {}, host.workdir
 
@@ -227,11 +230,16 @@ async def read_model_config(
     host: Host, model: str, hf_dir: str | None, *, limit: int = 1 << 20, timeout: float = 30.0,
     ssh: SshTarget | None = None,
 ) -> dict[str, object] | None:  # fmt: skip
-    """The model's config.json as the host sees it, parsed as untrusted JSON; None when unknown."""
-    from gdnconsole.host.modelconfig import parse
-
+    """The model's config.json as the host sees it, parsed as untrusted JSON; None when unknown (the
+    checks use ``modelconfig.fetch``, which also says why a file found is not used)."""
     text = await read_model_config_text(host, model, hf_dir, limit=limit, timeout=timeout, ssh=ssh)
-    return parse(text, model).config
+    if not text or len(text) > limit:
+        return None
+    try:
+        data = readback.loads_json(text)
+    except readback.BadRecord:
+        return None
+    return data if isinstance(data, dict) else None
 
 
 __all__ = [
