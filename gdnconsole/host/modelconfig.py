@@ -10,6 +10,7 @@ for the host (``seenmodels``), so ``config check`` can use the last one seen wit
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -34,6 +35,13 @@ def _no_constant(name: str) -> float:
     raise ValueError(f"{name} is not JSON")
 
 
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):  # 1e999: a number no checkpoint holds
+        raise ValueError(f"{text[:20]} is out of range")
+    return value
+
+
 def parse(text: str | None, model: str) -> ModelConfig:
     """``text`` (None or empty: no file found) as a config; anything else than a sane JSON object warns."""
     if text is None or not text.strip():
@@ -41,7 +49,7 @@ def parse(text: str | None, model: str) -> ModelConfig:
     if len(text.encode("utf-8", "replace")) > LIMIT:
         return too_large(model)
     try:
-        data = json.loads(text, parse_constant=_no_constant)
+        data = json.loads(text, parse_constant=_no_constant, parse_float=_finite)
     except RecursionError:
         return _damaged(model, "nested too deeply")
     except ValueError:  # JSONDecodeError, NaN/Infinity, an integer over Python's digit limit
