@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import errno
 import json
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -37,8 +38,9 @@ def local_model_config(model: str) -> ModelConfig:
     untrusted (a FIFO is not waited on, a damaged file is no config and one warning)."""
     candidates = [Path(model).expanduser() / "config.json"]
     cache = hf_cache_dir(model)
-    if cache:
-        hub = Path("~/.cache/huggingface/hub").expanduser() / cache / "snapshots"
+    if cache:  # where huggingface_hub keeps it: HF_HUB_CACHE, else HF_HOME/hub
+        home = os.environ.get("HF_HOME") or "~/.cache/huggingface"
+        hub = Path(os.environ.get("HF_HUB_CACHE") or Path(home) / "hub").expanduser() / cache / "snapshots"
         candidates += sorted(hub.glob("*/config.json"))
     for path in candidates:
         try:

@@ -86,3 +86,24 @@ def test_a_damaged_local_config_is_one_warning_and_no_finding(tmp_path: Path) ->
         f"warning: the config.json of {model} is unusable (not JSON); its checks were not run"
     ]
     assert "Traceback" not in result.stderr
+
+
+def test_check_sglang_reads_this_machines_hf_hub_cache(tmp_path: Path) -> None:
+    snapshot = tmp_path / "hub" / "models--Qwen--Qwen3.6-27B" / "snapshots" / "abc"
+    snapshot.mkdir(parents=True)
+    (snapshot / "config.json").write_text('{"text_config": {"max_position_embeddings": 262144}}')
+    argv = [
+        "check",
+        "--sglang",
+        "0.5.23",
+        "--json",
+        "--",
+        "--model-path",
+        MODEL,
+        "--context-length",
+        "300000",
+    ]
+    env = {**os.environ, "HF_HUB_CACHE": str(tmp_path / "hub"), "GDNCONSOLE_CONFIG": str(tmp_path / "n.toml")}
+    result = subprocess.run([GDNCONSOLE, *argv], env=env, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert [e["id"] for e in json.loads(result.stdout)["errors"]] == ["model.context_length_above_model"]
