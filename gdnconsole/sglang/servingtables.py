@@ -22,6 +22,28 @@ def S23(lines: str, path: str) -> str:
     return f"srt/{path}:{lines} (0.5.23)"
 
 
+def _refusal(
+    raises: str,
+    id: str,
+    flags: tuple[str, ...],
+    when: Callable[[Ctx], bool],
+    text: Callable[[Ctx], str],
+    fix: str,
+    source: str,
+) -> Rule:
+    """The one builder of a rule break in this table: SGLang raises ``raises`` with ``text``."""
+    return Rule(
+        id=id,
+        flags=flags,
+        severity="error",
+        when=when,
+        message=lambda c: f"SGLang would stop with {raises}: {text(c)} Fix: {fix}.",
+        source=source,
+        raises=raises,
+        sglang_text=text,
+    )
+
+
 def _value_error(
     id: str,
     flags: tuple[str, ...],
@@ -30,16 +52,7 @@ def _value_error(
     fix: str,
     source: str,
 ) -> Rule:
-    return Rule(
-        id=id,
-        flags=flags,
-        severity="error",
-        when=when,
-        message=lambda c: f"SGLang would stop with ValueError: {text(c)} Fix: {fix}.",
-        source=source,
-        raises="ValueError",
-        sglang_text=text,
-    )
+    return _refusal("ValueError", id, flags, when, text, fix, source)
 
 
 def _assertion(
@@ -50,16 +63,7 @@ def _assertion(
     fix: str,
     source: str,
 ) -> Rule:
-    return Rule(
-        id=id,
-        flags=flags,
-        severity="error",
-        when=when,
-        message=lambda c: f"SGLang would stop with AssertionError: {text(c)} Fix: {fix}.",
-        source=source,
-        raises="AssertionError",
-        sglang_text=text,
-    )
+    return _refusal("AssertionError", id, flags, when, text, fix, source)
 
 
 # -- disaggregation ---------------------------------------------------------------------------------------
