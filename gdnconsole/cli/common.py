@@ -107,10 +107,10 @@ def _check_ssh_target(cfg: Config, name: str, hostname: str, commands: Collectio
     reason = sshname.unresolvable(hostname)
     if reason is None:
         return
-    where = f"no hosts file at {cfg.path}" if not cfg.exists else f'no host "{name}" in {cfg.path}'
     meant = difflib.get_close_matches(name, sorted(commands), n=1, cutoff=0.6)
     if meant:
         fail(visible(f"no such command or host '{name}' (did you mean '{meant[0]}'?)"))
+    where = f"no hosts file at {cfg.path}" if not cfg.exists else f'no host "{name}" in {cfg.path}'
     fail(
         visible(
             f'{where}, so "{name}" was tried as an SSH target, and "{hostname}" does not resolve '
