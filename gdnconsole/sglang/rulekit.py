@@ -20,7 +20,6 @@ class Ctx:
     values: dict[str, Any]
     given: dict[str, str]
     compute_capability: tuple[int, int] | None
-    gpus: int | None
     architecture: str | None
     env: Mapping[str, str]
     gpu_memory_mb: float | None = None
@@ -214,7 +213,6 @@ def context(
     sglang: str,
     *,
     compute_capability: str | None,
-    gpus: int | None,
     architecture: str | None,
     env: Mapping[str, str] | None,
     gpu_memory_mb: float | None = None,
@@ -236,7 +234,6 @@ def context(
         values=values,
         given=given,
         compute_capability=_capability(compute_capability),
-        gpus=gpus,
         architecture=architecture,
         env=env or {},
         gpu_memory_mb=gpu_memory_mb,

@@ -75,7 +75,9 @@ def check(
     ``gpu_memory_mb``: one GPU's memory, from which SGLang picks its chunked prefill size; None when not
     known (then only what holds for every GPU size is reported). ``model_config``: the checkpoint's
     config.json, where the host has it; the rules on its context length, quantization and attention
-    backends apply only with it (a fact not known gives no finding, never a guess)."""
+    backends apply only with it (a fact not known gives no finding, never a guess). ``gpus`` is not
+    read: SGLang's argument processing never asks how many GPUs there are (no device count in 0.5.11's
+    or 0.5.23's server_args.py); it is accepted for the callers that pass the host's facts whole."""
     chosen = rule_set_for(sglang)
     warnings = (chosen.warning,) if chosen.warning else ()
     parsed = flagmod.parse_argv(argv, sglang)
@@ -89,7 +91,6 @@ def check(
             parsed,
             sglang,
             compute_capability=compute_capability,
-            gpus=gpus,
             architecture=architecture,
             env=env,
             gpu_memory_mb=gpu_memory_mb,

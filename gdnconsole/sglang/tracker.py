@@ -98,12 +98,9 @@ class RankState:
     numbers: dict[str, float] = field(default_factory=dict)
     weights_gb: float | None = None  # the target model's, from the first `Load weight end`
     draft_weights_gb: float | None = None
-    seen: bool = False
 
     def reach(self, stage: Stage, time: float | None) -> None:
-        if stage > self.stage or not self.seen:
-            self.stage = max(stage, self.stage)
-        self.seen = True
+        self.stage = max(self.stage, stage)
         if time is not None and stage not in self.started:
             self.started[stage] = time
 
@@ -192,7 +189,6 @@ class _Block:
     """An open multi-line block: a traceback and its continuation lines, owned by the line that opened it."""
 
     problem: Problem | None
-    opener: Event
 
 
 class StageTracker:
@@ -277,7 +273,7 @@ class StageTracker:
             severity = Severity.WARNING if event.severity is Severity.WARNING else Severity.FATAL
             event.severity = severity
         problem = self._problem(startup, event, severity)
-        self._block = _Block(problem=problem, opener=event)
+        self._block = _Block(problem=problem)
 
     # -- startups and stages -------------------------------------------------------------------------
 
@@ -334,14 +330,16 @@ class StageTracker:
         label = self._label(event)
         if stage is not None:
             self._reach(startup, label, stage, event.time)
-        elif label != MAIN and event.log.rank is not None:
-            startup.rank(label).seen = True
+        elif event.log.rank is not None:
+            startup.rank(label)  # a rank prefix makes the rank known, though the line names no stage
         self._record_numbers(startup, label, event)
         if event.log.framed and (choice := events.backend_choice(event.kind, event.log.message)):
             startup.backends.setdefault(*choice)  # the first says it: the others repeat it per rank
         if event.kind == "watchdog" and self._same_hang(startup, event):
             return
-        if event.opens_block or event.kind in ("traceback", "exception", "py_warning"):
+        # events.classify opens a block on every traceback and py_warning line; an exception line opens one
+        # here (its severity is decided by the block)
+        if event.opens_block or event.kind == "exception":
             self._open_block(startup, event)
         elif event.severity >= Severity.WARNING:
             self._problem(startup, event, event.severity)

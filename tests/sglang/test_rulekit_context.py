@@ -19,7 +19,6 @@ def ctx_of(
     sglang: str = "0.5.23",
     *,
     cc: str | None = None,
-    gpus: int | None = None,
     architecture: str | None = None,
     env: Mapping[str, str] | None = None,
     gpu_memory_mb: float | None = None,
@@ -28,7 +27,6 @@ def ctx_of(
         parse_argv(argv, sglang),
         sglang,
         compute_capability=cc,
-        gpus=gpus,
         architecture=architecture,
         env=env,
         gpu_memory_mb=gpu_memory_mb,
@@ -111,9 +109,8 @@ def test_compute_capability_is_read_from_its_text(
 
 
 def test_host_facts_are_kept_as_given() -> None:
-    ctx = ctx_of(QWEN3, gpus=4, architecture="LlamaForCausalLM", env={"A": "1"}, gpu_memory_mb=81559.0)
-    assert (ctx.gpus, ctx.architecture, dict(ctx.env), ctx.gpu_memory_mb) == (
-        4,
+    ctx = ctx_of(QWEN3, architecture="LlamaForCausalLM", env={"A": "1"}, gpu_memory_mb=81559.0)
+    assert (ctx.architecture, dict(ctx.env), ctx.gpu_memory_mb) == (
         "LlamaForCausalLM",
         {"A": "1"},
         81559.0,
@@ -123,7 +120,7 @@ def test_host_facts_are_kept_as_given() -> None:
 def test_no_environment_reads_as_an_empty_one() -> None:
     ctx = ctx_of(QWEN3, env=None)
     assert dict(ctx.env) == {} and ctx.env.get("SGLANG_ENABLE_SPEC_V2", "unset") == "unset"
-    assert (ctx.gpus, ctx.architecture, ctx.gpu_memory_mb) == (None, None, None)
+    assert (ctx.architecture, ctx.gpu_memory_mb) == (None, None)
 
 
 # -- Ctx -----------------------------------------------------------------------------------------------------

@@ -22,9 +22,7 @@ QWEN3 = ["--model-path", "Qwen/Qwen3-8B"]
 
 
 def ctx_of(argv: list[str], sglang: str = "0.5.23") -> Ctx:
-    return context(
-        parse_argv(argv, sglang), sglang, compute_capability=None, gpus=None, architecture=None, env=None
-    )
+    return context(parse_argv(argv, sglang), sglang, compute_capability=None, architecture=None, env=None)
 
 
 def rule(
