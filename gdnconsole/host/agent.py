@@ -58,6 +58,16 @@ Console -> agent:
   "port", "free": bool, "reason": str | null, "holders": [{"pid", "name": str | null}]}``: ``reason``
   the bind's error, ``holders`` the processes listening on that port that /proc lets the agent see.
 
+- ``{"op": "serving", "host": "127.0.0.1", "port": 30000, "interval": 1.0, "timeout": 2.0,
+  "api_key": str | null, "paths": ["/metrics", "/v1/loads", "/server_info"]}`` polls the server's own
+  endpoints on the host (no port of the server is exposed for it), from a thread of its own so that a
+  hung server never holds the log or the GPU samples: one GET of each path in turn on one keep-alive
+  connection, every ``interval`` seconds (SERVING_MIN_INTERVAL_S at least), each bounded by ``timeout``
+  and SERVING_BODY_MAX bytes. Another ``serving`` request replaces the poll; ``interval`` 0 stops it.
+  Each round sends ``{"type": "serving", "t": EPOCH, "host", "port", "replies": [{"path", "status": int |
+  null, "error": str | null, "ms": float, "body": str | null, "truncated": bool}]}`` (``status`` null: no
+  HTTP answer, ``error`` says why; ``body`` decoded as UTF-8 with replacement).
+
   Anything else (a line that is not a JSON object, an unknown op, a bad argument) gets
   ``{"type": "error", "op": OP | null, "message": "..."}``; the agent carries on.
 
@@ -115,6 +125,7 @@ The agent exits when its stdin closes (OpenSSH does not forward signals), whatev
 from __future__ import annotations
 
 import contextlib
+import http.client
 import json
 import os
 import queue
@@ -170,6 +181,10 @@ ENV_KEYS = ("CUDA_VISIBLE_DEVICES",)
 ENV_PREFIXES = ("SGLANG_", "SGL_")
 ENV_SECRET = re.compile(r"KEY|TOKEN|SECRET|PASSWORD", re.I)  # never sent, even when the prefix matches
 MIB = 1024 * 1024
+SERVING_MIN_INTERVAL_S = 1.0  # a server's own endpoints are polled at most once a second
+SERVING_TIMEOUT_S = 2.0  # per request: a hung /metrics marks the figures stale, nothing else waits for it
+SERVING_BODY_MAX = 8 * MIB  # a 0.5.23 exposition with every family and 8 DP ranks is well under 1 MiB
+SERVING_PATHS = ("/metrics", "/v1/loads", "/server_info")
 PROC_READ = 65536
 
 
@@ -1565,6 +1580,93 @@ def port_holders(port: int) -> list[dict[str, Any]]:
     return holders
 
 
+class ServingPoll:
+    """Polls one SGLang server's own endpoints from a thread of its own (``serving`` op).
+
+    One keep-alive connection: a fresh TCP connection per request would cost the server an accept and
+    a uvicorn access-log line each. A connection that failed is dropped and made again next round.
+    """
+
+    def __init__(
+        self,
+        send: Callable[[dict[str, Any]], None],
+        host: str,
+        port: int,
+        interval: float,
+        timeout: float,
+        api_key: str | None,
+        paths: list[str],
+    ) -> None:
+        self.send = send
+        self.host, self.port = host, port
+        self.interval, self.timeout = interval, timeout
+        self.headers = {"Authorization": "Bearer " + api_key} if api_key else {}
+        self.paths = paths
+        self.stopped = threading.Event()
+        self.connection: http.client.HTTPConnection | None = None
+        self.thread = threading.Thread(target=self.run, name="gdnconsole-serving", daemon=True)
+        self.thread.start()
+
+    def stop(self) -> None:
+        self.stopped.set()  # the thread ends after the request in flight, bounded by the timeout
+
+    def run(self) -> None:
+        try:
+            while not self.stopped.is_set():
+                began = time.monotonic()
+                replies = [self.get(path) for path in self.paths]
+                if self.stopped.is_set():
+                    break
+                self.send(
+                    {
+                        "type": "serving",
+                        "t": time.time(),
+                        "host": self.host,
+                        "port": self.port,
+                        "replies": replies,
+                    }
+                )
+                self.stopped.wait(max(0.0, self.interval - (time.monotonic() - began)))
+        except (BrokenPipeError, OSError):
+            pass  # stdout gone: the main loop ends the agent
+        finally:
+            self.drop()
+
+    def get(self, path: str) -> dict[str, Any]:
+        began = time.monotonic()
+        reply: dict[str, Any] = {
+            "path": path,
+            "status": None,
+            "error": None,
+            "body": None,
+            "truncated": False,
+        }
+        try:
+            if self.connection is None:
+                self.connection = http.client.HTTPConnection(self.host, self.port, timeout=self.timeout)
+            self.connection.request("GET", path, headers=self.headers)
+            response = self.connection.getresponse()
+            data = response.read(SERVING_BODY_MAX + 1)
+            reply["status"] = response.status
+            reply["truncated"] = len(data) > SERVING_BODY_MAX
+            reply["body"] = data[:SERVING_BODY_MAX].decode("utf-8", "replace")
+            if reply["truncated"] or response.will_close:
+                self.drop()  # the rest of a cut body would be read as the next answer
+        except socket.timeout:  # noqa: UP041 (before 3.10 it is not TimeoutError, and the agent runs on 3.8)
+            reply["error"] = f"timed out after {self.timeout:g} s"
+            self.drop()
+        except (OSError, http.client.HTTPException) as exc:
+            reply["error"] = str(exc) or type(exc).__name__
+            self.drop()
+        reply["ms"] = round((time.monotonic() - began) * 1000.0, 1)
+        return reply
+
+    def drop(self) -> None:
+        if self.connection is not None:
+            self.connection.close()
+            self.connection = None
+
+
 class Agent:
     """Answers requests and runs periodic work; ``serve`` calls it from one thread."""
 
@@ -1584,6 +1686,7 @@ class Agent:
         self.watch_fast_until = 0.0
         self.stop_job: StopJob | None = None
         self.next_stop: float | None = None
+        self.serving: ServingPoll | None = None
 
     # requests
 
@@ -1757,6 +1860,25 @@ class Agent:
         reason = error[1] if error is not None else None
         reply = {"type": "port", "id": request.get("id"), "host": host, "port": port}
         self.send({**reply, "free": error is None, "reason": reason, "holders": holders})
+
+    def op_serving(self, request: dict[str, Any]) -> None:
+        interval = number(request, "interval", SERVING_MIN_INTERVAL_S)
+        timeout = number(request, "timeout", SERVING_TIMEOUT_S)
+        host, port = request.get("host", SGLANG_HOST), request.get("port", SGLANG_PORT)
+        api_key = request.get("api_key")
+        paths = request.get("paths", list(SERVING_PATHS))
+        if not isinstance(host, str) or not host or not is_int(port) or not 0 < port < 65536:
+            raise BadRequest("serving needs a host name and a port 1-65535")
+        if not (api_key is None or isinstance(api_key, str)) or timeout <= 0:
+            raise BadRequest("api_key must be a string or null, and timeout > 0")
+        if not isinstance(paths, list) or not all(isinstance(p, str) and p.startswith("/") for p in paths):
+            raise BadRequest("paths must be a list of paths that start with /")
+        if self.serving is not None:
+            self.serving.stop()
+            self.serving = None
+        if interval > 0:
+            interval = max(interval, SERVING_MIN_INTERVAL_S)
+            self.serving = ServingPoll(self.send, host, port, interval, timeout, api_key, paths)
 
     def record_of(self, pid: int, argv: list[str], log: str, owner: str, adopted: bool) -> dict[str, Any]:
         """The pid file's record. An adopted server's group counts only if it leads it: a server started
@@ -1937,6 +2059,8 @@ class Agent:
 
     def close(self) -> None:
         self.op_unfollow({})
+        if self.serving is not None:
+            self.serving.stop()
         self.gpus.close()
 
 
