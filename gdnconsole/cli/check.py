@@ -57,7 +57,7 @@ def local_config_json(model: str) -> dict[str, Any] | None:
     return local_model_config(model).config
 
 
-async def host_facts(host: Host, timeout: float) -> tuple[str, str | None, int | None, int | None]:
+async def host_facts(host: Host, timeout: float) -> tuple[str, str | None, int | None, float | None]:
     """(SGLang version, compute capability, GPU count, first GPU's memory in MiB) from the host's agent:
     the session's facts, as the flag form and the launcher read them."""
     from gdnconsole.cli.status import look

@@ -10,7 +10,6 @@ SGLang stops at first marked.
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -20,9 +19,12 @@ from typing import Any
 from gdnconsole.cli.common import fail
 from gdnconsole.config import tomlpos
 from gdnconsole.config.hosts import Config, Host, Profile
-from gdnconsole.host import modelconfig, seenfacts, seenmodels
+from gdnconsole.host import seenfacts
+from gdnconsole.host.profilecheck import kept_model_config
 from gdnconsole.sglang.findings import Finding
-from gdnconsole.sglang.profilerules import check_profile
+from gdnconsole.sglang.hostfacts import HostFacts
+from gdnconsole.sglang.launch import server_args
+from gdnconsole.sglang.profilerules import check_profile, model_of
 from gdnconsole.sglang.rules import CheckResult
 from gdnconsole.sglang.versions import VersionError, validate, validate_capability
 
@@ -43,13 +45,15 @@ PROFILE_KEYS: dict[str, tuple[str, ...]] = {
 
 @dataclass(frozen=True)
 class Facts:
-    """What the rules need of a host, and where it came from (said in the output)."""
+    """What the rules need of a host (its SGLang version known), and where it came from (said in the
+    output)."""
 
-    sglang: str
-    compute_capability: str | None
-    gpus: int | None
-    gpu_memory_mb: float | None
+    host: HostFacts
     origin: str
+
+    @property
+    def sglang(self) -> str:
+        return self.host.sglang or ""
 
 
 def given_facts(
@@ -69,7 +73,7 @@ def given_facts(
     except VersionError as exc:
         fail(f"--compute-capability: {exc}")
     memory = gpu_memory_gib * 1024 if gpu_memory_gib is not None else None
-    return Facts(version, compute_capability, gpus, memory, "given with --sglang")
+    return Facts(HostFacts(version, compute_capability, gpus, memory), "given with --sglang")
 
 
 def facts_for(host: Host, given: Facts | None) -> Facts | None:
@@ -81,7 +85,8 @@ def facts_for(host: Host, given: Facts | None) -> Facts | None:
     if sim is None:
         return last_seen(host)
     capability = sim.table.get("compute_capability", "8.6")  # the simulator's default (gdnsim/config.py)
-    return Facts(sim.sglang, str(capability), sim.gpus, float(sim.gpu_mib), "configured in simulate")
+    facts = HostFacts(sim.sglang, str(capability), sim.gpus, float(sim.gpu_mib))
+    return Facts(facts, "configured in simulate")
 
 
 def last_seen(host: Host) -> Facts | None:
@@ -89,25 +94,18 @@ def last_seen(host: Host) -> Facts | None:
     version = seen.facts.sglang if seen is not None else None
     if seen is None or version is None:
         return None
-    facts, when = seen.facts, time.strftime("%Y-%m-%d %H:%M", time.localtime(seen.time))
-    memory = float(facts.gpu_memory_mb) if facts.gpu_memory_mb is not None else None
-    return Facts(version, facts.compute_capability, facts.gpus, memory, f"as the host said at {when}")
+    when = time.strftime("%Y-%m-%d %H:%M", time.localtime(seen.time))
+    return Facts(seen.facts, f"as the host said at {when}")
 
 
 def seen_model_config(host: Host, profile: Profile) -> tuple[dict[str, Any] | None, str]:
     """The model's config.json as the host last showed it (issue 26) and how the header says so; none
     kept, or a kept one that is damaged: (None, "") and its checks are not run."""
-    seen = seenmodels.recall(host.name, profile.model)
+    seen = kept_model_config(host.name, model_of(server_args(profile)))  # the model SGLang loads
     if seen is None:
         return None, ""
-    try:
-        config = modelconfig.parse(json.dumps(seen.config), profile.model).config
-    except (ValueError, RecursionError):  # NaN or nesting written in by hand
-        config = None
-    if config is None:
-        return None, ""
     when = time.strftime("%Y-%m-%d %H:%M", time.localtime(seen.time))
-    return config, f"; its model's config.json as the host said at {when}"
+    return seen.config, f"; its model's config.json as the host said at {when}"
 
 
 def key_of(profile: Profile, finding: Finding) -> tuple[str, ...]:
@@ -148,14 +146,9 @@ def rule_report(cfg: Config, given: Facts | None) -> tuple[list[str], int, int]:
             continue
         for profile in host.profiles.values():
             model_config, model_origin = seen_model_config(host, profile)
-            result = check_profile(
-                profile,
-                sglang=facts.sglang,
-                compute_capability=facts.compute_capability,
-                gpus=facts.gpus,
-                gpu_memory_mb=facts.gpu_memory_mb,
-                model_config=model_config,
-            )
+            result = check_profile(profile, facts.host, model_config)
+            if result is None:  # not reached: facts_for gives only a known version
+                continue
             checked += 1
             head = f"hosts.{host.name}.profiles.{profile.name}: SGLang {facts.sglang} "
             head += f"({facts.origin}{model_origin}; rule set {result.rule_set}): "

@@ -37,7 +37,7 @@ from gdnconsole.host.journal import (
 from gdnconsole.host.replies import AgentRefused
 from gdnconsole.host.session import HostSession
 from gdnconsole.sglang import fatalrule
-from gdnconsole.sglang.launch import LaunchSpec, flag_value, launch_spec, redact
+from gdnconsole.sglang.launch import LaunchSpec, launch_spec, redact
 
 if TYPE_CHECKING:
     from gdnconsole.host.state import Rank, Server, ServerExit
@@ -116,34 +116,17 @@ def check_rules(
 ) -> RuleBreak | None:
     """The first rule the argv breaks on this host's SGLang version (the one SGLang stops at), or None;
     its flag tells the UI which field to open, and its message counts the errors that come after it.
-    ``model_config``: the model's config.json as the host holds it (its context length, quantization)."""
-    from gdnconsole.sglang import models, rules  # the flag tables load only when a launch is checked
+    ``model_config``: the model's config.json as the host holds it (its context length, quantization).
+    The one check (host/profilecheck.py), on the session's facts."""
+    from gdnconsole.host import profilecheck  # the flag tables load only when a launch is checked
 
-    facts = session.facts
-    if not facts.sglang:
-        return RuleBreak("no-sglang", f"SGLang is not installed for {session.host.python} on this host")
-    result = rules.check(
-        list(spec.args),
-        sglang=facts.sglang,
-        compute_capability=facts.compute_capability,
-        gpus=facts.gpus,
-        architecture=models.architecture_of(_model_of(spec), model_config),
-        env=spec.env,
-        gpu_memory_mb=facts.gpu_memory_mb,
-        model_config=model_config,
-    )
-    if result.ok or not result.errors:
-        return None
-    first, rest = result.errors[0], result.errors[1:]
-    message = first.message
-    if rest:
-        ids = ", ".join(f.id for f in rest)
-        message += f" (and {len(rest)} more once that is fixed: {ids}; `gdnconsole check` says each)"
-    return RuleBreak(first.id, message, first.flag, first.source)
+    return profilecheck.check_rules(session.facts, spec, model_config)
 
 
 def _model_of(spec: LaunchSpec) -> str:
-    return flag_value(spec.args, ("--model-path", "--model")) or ""
+    from gdnconsole.sglang import profilerules
+
+    return profilerules.model_of(spec.args)
 
 
 async def _model_config(

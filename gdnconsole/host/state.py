@@ -15,6 +15,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+# Moved below the host layer (issue 27): the rules read it; the session builds it (HostFacts.of).
+from gdnconsole.sglang.hostfacts import HostFacts as HostFacts
+
 
 def _int(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
@@ -374,48 +377,3 @@ class Pong:
     def parse(cls, raw: Any) -> Pong | None:
         request = _int(_dict(raw).get("id"))
         return None if request is None else cls(request)
-
-
-@dataclass(frozen=True)
-class HostFacts:
-    """What SGLang's rules need to know of the host (None: the agent has not said): one object per
-    session, read by the flag form, `check --host` and the launcher alike."""
-
-    sglang: str | None = None
-    compute_capability: str | None = None  # of the first GPU that reports one
-    gpus: int | None = None
-    gpu_memory_mb: int | None = None  # of the first GPU that reports it: SGLang sizes chunked prefill by it
-
-    @classmethod
-    def of(cls, hello: Hello | None, gpus: tuple[Gpu, ...]) -> HostFacts:
-        listed = gpus or (hello.gpus if hello is not None else ())
-        capability = next((g.compute_capability for g in listed if g.compute_capability), None)
-        memory = next((g.total_mib for g in listed if g.total_mib), None)
-        return cls(hello.sglang if hello is not None else None, capability, len(listed) or None, memory)
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "sglang": self.sglang,
-            "compute_capability": self.compute_capability,
-            "gpus": self.gpus,
-            "gpu_memory_mb": self.gpu_memory_mb,
-        }
-
-    @classmethod
-    def parse(cls, raw: Any) -> HostFacts:
-        data = _dict(raw)
-        sglang, capability = data.get("sglang"), data.get("compute_capability")
-        return cls(
-            sglang if isinstance(sglang, str) else None,
-            capability if isinstance(capability, str) else None,
-            _int(data.get("gpus")),
-            _int(data.get("gpu_memory_mb")),
-        )
-
-    def describe(self) -> str:
-        parts = [f"SGLang {self.sglang}" if self.sglang else "SGLang unknown"]
-        if self.compute_capability:
-            parts.append(f"SM {self.compute_capability}")
-        if self.gpus:
-            parts.append(f"{self.gpus} GPU{'s' if self.gpus > 1 else ''}")
-        return ", ".join(parts)

@@ -14,9 +14,10 @@ from typing import Any
 
 from gdnconsole.config.hosts import Profile, Speculative
 from gdnconsole.host.journal import RuleBreak
-from gdnconsole.host.state import HostFacts
-from gdnconsole.sglang import models, rules
+from gdnconsole.host.profilecheck import rule_break
+from gdnconsole.sglang.hostfacts import HostFacts
 from gdnconsole.sglang.launch import launch_spec
+from gdnconsole.sglang.profilerules import check_launch
 from gdnconsole.tune.grid import Combo
 
 DEFAULT_ALGORITHM = "NEXTN"  # the profile's own algorithm when it has one
@@ -65,24 +66,11 @@ def check(
     """One combination through the rules of the host's SGLang (nothing is known to reject it when the
     version is unknown: the launch will tell); ``model_config``: the model's config.json on the host."""
     candidate = combo_profile(profile, combo) if combo is not None else baseline_profile(profile)
-    if not facts.sglang:
+    spec = launch_spec(candidate, python)  # exactly what the launcher would send for it
+    result = check_launch(spec.args, spec.env, facts, model_config)
+    if result is None:
         return Planned(combo, candidate)
-    spec = launch_spec(candidate, python)
-    architecture = models.architecture_of(candidate.model, model_config)
-    result = rules.check(
-        list(spec.args),
-        sglang=facts.sglang,
-        compute_capability=facts.compute_capability,
-        gpus=facts.gpus,
-        architecture=architecture,
-        env=spec.env,
-        gpu_memory_mb=facts.gpu_memory_mb,
-        model_config=model_config,
-    )
-    rule = None
-    if result.errors:
-        first = result.errors[0]
-        rule = RuleBreak(first.id, first.message, first.flag, first.source)
+    rule = rule_break(result, count_rest=False)
     values = result.values if rule is None and result.values else None
     return Planned(
         combo,

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from gdnconsole.host import launcher, seenmodels, simulated
+from gdnconsole.sglang.hostfacts import HostFacts
 from gdnconsole.sglang.launch import launch_spec
 from gdnconsole.sglang.profilerules import check_profile
 from tests.host.launchkit import MODEL, connected, journal_for, launch_host, profile
@@ -50,10 +51,8 @@ async def test_a_context_length_above_the_models_is_refused_before_anything_star
     assert seen is not None and seen.config["text_config"]["max_position_embeddings"] == 262144
     # SGLang's own words, as the rule holds them, are the simulator's when it meets the same flags.
     assert host.simulate is not None
-    result = check_profile(
-        above, sglang=host.simulate.sglang, compute_capability="8.6", gpus=2, model_config=seen.config
-    )
-    assert result.errors[0].sglang_text == ABOVE_WORDS
+    result = check_profile(above, HostFacts(host.simulate.sglang, "8.6", 2), seen.config)
+    assert result is not None and result.errors[0].sglang_text == ABOVE_WORDS
     ran = subprocess.run(
         [sys.executable, "-m", "sglang.launch_server", "--model-path", MODEL, *ABOVE],
         env=simulated.environment(host),

@@ -3,8 +3,13 @@ checkpoint's context length and quantization reach the rules; without it, no fin
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from gdnconsole.config.hosts import Profile
+from gdnconsole.sglang.hostfacts import HostFacts
 from gdnconsole.sglang.profilerules import check_profile
+from gdnconsole.sglang.rules import CheckResult
 
 CONFIG = {
     "architectures": ["Qwen3ForCausalLM"],
@@ -13,12 +18,18 @@ CONFIG = {
 }
 
 
+def checked(profile: Profile, facts: HostFacts, model_config: Mapping[str, Any] | None = None) -> CheckResult:
+    result = check_profile(profile, facts, model_config)
+    assert result is not None  # the version is known
+    return result
+
+
 def test_the_models_config_reaches_the_rules() -> None:
     profile = Profile(
         name="p", model="Qwen/Qwen3-8B-FP8", args=("--context-length", "65536", "--quantization", "awq")
     )
-    known = check_profile(profile, sglang="0.5.23", compute_capability="9.0", gpus=1, model_config=CONFIG)
+    known = checked(profile, HostFacts("0.5.23", "9.0", 1), CONFIG)
     assert [e.id for e in known.errors] == ["model.context_length_above_model", "model.quantization_mismatch"]
     assert known.errors[0].sglang_first
-    unknown = check_profile(profile, sglang="0.5.23", compute_capability="9.0", gpus=1)
+    unknown = checked(profile, HostFacts("0.5.23", "9.0", 1))
     assert unknown.ok

@@ -37,7 +37,7 @@ from gdnconsole.logs.textsafe import visible
 from gdnconsole.sglang import rules
 from gdnconsole.sglang.findings import Finding
 from gdnconsole.sglang.launch import launch_spec, mask_known, redact, secret_values, server_args
-from gdnconsole.sglang.profilerules import check_profile
+from gdnconsole.sglang.profilerules import check_profile, model_of
 from gdnconsole.ui import clipboard
 from gdnconsole.ui.afterkeys import after_typing
 from gdnconsole.ui.dialogs.askname import AskNameScreen
@@ -326,21 +326,14 @@ class FlagFormScreen(Screen[FormResult]):
     def _check(self, profile: Profile) -> rules.CheckResult | None:
         """Our rules for the host's SGLang and GPUs (their memory sets SGLang's chunked prefill size);
         None while the host's SGLang version is unknown."""
-        facts = self.facts
-        if facts.sglang is None:
+        if not self.facts.sglang:  # no rules to run: the model's config is not read for nothing
             return None
-        if profile.model not in self.model_configs:
-            self.model_configs[profile.model] = None
-            self._read_model_config(profile.model)
-        read = self.model_configs[profile.model]
-        return check_profile(
-            profile,
-            sglang=facts.sglang,
-            compute_capability=facts.compute_capability,
-            gpus=facts.gpus,
-            gpu_memory_mb=facts.gpu_memory_mb,
-            model_config=read.config if read is not None else None,
-        )
+        model = model_of(server_args(profile))  # the one SGLang loads: the last --model-path wins
+        if model not in self.model_configs:
+            self.model_configs[model] = None
+            self._read_model_config(model)
+        read = self.model_configs[model]
+        return check_profile(profile, self.facts, read.config if read is not None else None)
 
     @work(group="model-config", exit_on_error=False)
     async def _read_model_config(self, model: str) -> None:
@@ -350,7 +343,7 @@ class FlagFormScreen(Screen[FormResult]):
         if read.warning:
             self.notify(visible(read.warning), severity="warning", timeout=8, markup=False)
         profile = self.parsed.profile
-        if read.config is not None and profile is not None and profile.model == model:
+        if read.config is not None and profile is not None and model_of(server_args(profile)) == model:
             self._run_rules()
 
     def _current_argv(self) -> tuple[str, ...] | None:

@@ -140,7 +140,7 @@ class LaunchControl:
         session = self.sessions[index]
         if self._busy(index):
             return
-        if session.server is None or launcher.check_rules(session, launch_spec(profile, session.host.python)):
+        if session.server is None or self._rejected(index, profile):
             # Nothing to replace, or a profile our rules reject: no adopt or relaunch question first (it
             # would ask to stop a server for a launch that cannot happen); the rejection says why at once.
             self._start(index, "launch", "checking")
@@ -154,6 +154,17 @@ class LaunchControl:
         diff = launcher.flag_diff(running, launch_spec(profile, session.host.python).argv)
         dialog = relaunch_dialog(self._name(index), profile.name, plan, diff, STOP_GRACE_S)
         self.screen.app.push_screen(dialog, lambda yes: self._relaunch_confirmed(index, profile, yes))
+
+    def _rejected(self, index: int, profile: Profile) -> bool:
+        """Whether our rules reject ``profile`` on this host now, as the launch itself would check it: with
+        the model's config.json as the host last showed it, when one is kept (the launch reads it anew)."""
+        from gdnconsole.host import profilecheck  # the flag tables load only when a launch is checked
+        from gdnconsole.sglang.profilerules import model_of
+
+        session = self.sessions[index]
+        spec = launch_spec(profile, session.host.python)
+        kept = profilecheck.kept_model_config(session.host.name, model_of(spec.args))
+        return launcher.check_rules(session, spec, kept.config if kept is not None else None) is not None
 
     def _relaunch_confirmed(self, index: int, profile: Profile, yes: bool | None) -> None:
         if yes and not self._busy(index):
