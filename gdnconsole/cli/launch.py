@@ -16,7 +16,7 @@ from typing import Any
 
 import click
 
-from gdnconsole.cli.common import EXIT_FAILED, EXIT_USAGE, fail, host_named, plain_ctrl_c
+from gdnconsole.cli.common import EXIT_FAILED, EXIT_USAGE, ask, fail, host_named
 from gdnconsole.cli.connect import connected
 from gdnconsole.config import profileset
 from gdnconsole.config.hosts import Host, Profile
@@ -313,8 +313,7 @@ def adopt_cmd(host_name: str, pid: int | None, yes: bool, as_json: bool) -> None
         if yes:
             return True
         click.echo("\n".join(map(visible, question.split("\n"))), err=True)  # the host's command lines
-        with plain_ctrl_c():
-            return click.confirm("Adopt it?", default=False, err=True)
+        return ask("Adopt it?")
 
     try:
         adopted_pid, adopted = asyncio.run(_adopt(host, pid, confirm))

@@ -14,7 +14,7 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
-from gdnconsole.cli.common import EXIT_UNREACHABLE, host_named, output_console, plain_ctrl_c
+from gdnconsole.cli.common import EXIT_UNREACHABLE, ask, host_named, output_console
 from gdnconsole.config.hosts import Host
 from gdnconsole.host import gpumem, launcher
 from gdnconsole.host.link import LinkState
@@ -66,8 +66,7 @@ async def look(
 
 def _confirm_on_terminal(message: str) -> bool:
     click.echo(visible_lines(message), err=True)  # what the link said of the host's key
-    with plain_ctrl_c():  # asked inside the event loop
-        return click.confirm("Trust this host key and write it to known_hosts?", default=False, err=True)
+    return ask("Trust this host key and write it to known_hosts?")  # asked inside the event loop
 
 
 def session_json(session: HostSession) -> dict[str, Any]:
