@@ -137,7 +137,7 @@ def rule_report(cfg: Config, given: Facts | None) -> tuple[list[str], int, int]:
     checked = rejected = 0
     for host in cfg.hosts.values():
         facts = facts_for(host, given)
-        if facts is None:
+        if facts is None or not facts.sglang:
             if host.profiles:
                 lines.append(
                     f"hosts.{host.name}: rules not run: its SGLang version is not known here (no console "
@@ -147,7 +147,7 @@ def rule_report(cfg: Config, given: Facts | None) -> tuple[list[str], int, int]:
         for profile in host.profiles.values():
             model_config, model_origin = seen_model_config(host, profile)
             result = check_profile(profile, facts.host, model_config)
-            if result is None:  # not reached: facts_for gives only a known version
+            if result is None:  # not reached: the version is known here
                 continue
             checked += 1
             head = f"hosts.{host.name}.profiles.{profile.name}: SGLang {facts.sglang} "
