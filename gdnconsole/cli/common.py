@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import difflib
 import os
 import select
 import signal
 import sys
-from collections.abc import Collection
+from collections.abc import Collection, Iterator
 from typing import TYPE_CHECKING, NoReturn
 
 from gdnconsole.cli import sshname
@@ -46,56 +47,74 @@ def ask(question: str, *, default: bool = False) -> bool:
     blocks). Ctrl-C ends the command (KeyboardInterrupt: exit 130, cli/main.py); an empty answer is
     ``default``, another answer asks again, and the end of stdin is click's Abort ("stdin ended")."""
     prompt = f"{question} [{'Y/n' if default else 'y/N'}]: "
-    while True:
-        sys.stderr.write(prompt)
-        sys.stderr.flush()
-        line = _line_or_interrupt()
-        if line is None:
-            import click  # loaded already by every command that asks
-
-            raise click.exceptions.Abort
-        answer = line.strip().lower()
-        if answer in ("y", "yes", "n", "no", ""):
-            return default if not answer else answer.startswith("y")
-        print("Error: invalid input", file=sys.stderr)
-
-
-def _line_or_interrupt() -> str | None:
-    """The next line of a terminal on stdin (None at its end), or Ctrl-C's KeyboardInterrupt, even for
-    a Ctrl-C that comes before the read begins.
-
-    A plain ``input()`` misses that one: the signal only sets Python's flag, and a read() entered after
-    it blocks on (1 in 15 runs of a prompt signalled as it shows, with one thread or several). A signal
-    also writes to the wakeup fd, so a select() on the terminal and that pipe returns either way, and
-    the handler raises right after. Not a thread's signal mask: the read's thread gets SIGINT already.
-    """
-    if not sys.stdin.isatty():  # a pipe or a file: nobody types a Ctrl-C there
-        return sys.stdin.readline() or None
-    fd = sys.stdin.fileno()
-    wake_read, wake_write = os.pipe()
-    os.set_blocking(wake_write, False)
-    previous_fd = signal.set_wakeup_fd(wake_write)  # before the handler: no SIGINT writes elsewhere
-    previous = signal.signal(signal.SIGINT, signal.default_int_handler)  # asyncio.run's only cancels
-    try:
+    with _ctrl_c_wakes() as wake:  # before the prompt shows: a Ctrl-C at it is seen, however early
         while True:
-            ready, _, _ = select.select([fd, wake_read], [], [])
-            if wake_read in ready:  # a signal: its handler runs by the next call (SIGINT's raises)
-                _pass_on(os.read(wake_read, 512), previous_fd)
-            if fd in ready:  # a terminal in canonical mode reads one whole line, or b"" at its end
-                return os.read(fd, 4096).decode(sys.stdin.encoding or "utf-8", errors="replace") or None
+            sys.stderr.write(prompt)
+            sys.stderr.flush()
+            line = _line_or_interrupt(wake)
+            if line is None:
+                import click  # loaded already by every command that asks
+
+                raise click.exceptions.Abort
+            answer = line.strip().lower()
+            if answer in ("y", "yes", "n", "no", ""):
+                return default if not answer else answer.startswith("y")
+            print("Error: invalid input", file=sys.stderr)
+
+
+@contextlib.contextmanager
+def _ctrl_c_wakes() -> Iterator[Wake]:
+    """Ctrl-C as Python's own (asyncio.run's handler only cancels the task, which a blocked loop never
+    sees), and every signal written to a pipe (Wake).
+
+    A plain ``input()`` misses a Ctrl-C that comes after its prompt is written and before its read()
+    begins: the signal only sets Python's flag, and the read blocks on (1 in 15 runs of a prompt
+    signalled as it shows, with one thread or several). The pipe gets word either way: a select() on
+    it returns, and the handler raises. Not a thread's signal mask: the read's thread gets SIGINT.
+    """
+    wake_read, wake_write = os.pipe()
+    os.set_blocking(wake_read, False)  # read only what came
+    os.set_blocking(wake_write, False)  # as set_wakeup_fd requires
+    previous_fd = signal.set_wakeup_fd(wake_write)  # before the handler: no SIGINT writes elsewhere
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield Wake(wake_read, previous_fd)
     finally:
         signal.set_wakeup_fd(previous_fd)
         signal.signal(signal.SIGINT, previous)
+        Wake(wake_read, previous_fd).pass_on()  # those that came since the last select()
         os.close(wake_read)
         os.close(wake_write)
 
 
-def _pass_on(signums: bytes, wakeup_fd: int) -> None:
-    """The signal numbers that came during the question, to the wakeup fd they were meant for (an event
-    loop's add_signal_handler dispatches by them)."""
-    if wakeup_fd >= 0 and signums:
-        with contextlib.suppress(OSError):  # its pipe is full or closed: it has word of signals already
-            os.write(wakeup_fd, signums)
+def _line_or_interrupt(wake: Wake) -> str | None:
+    """The next line of a terminal on stdin (None at its end), or Ctrl-C's KeyboardInterrupt."""
+    if not sys.stdin.isatty():  # a pipe or a file: nobody types a Ctrl-C there
+        return sys.stdin.readline() or None
+    fd = sys.stdin.fileno()
+    while True:
+        ready, _, _ = select.select([fd, wake.read], [], [])
+        if wake.read in ready:  # a signal: its handler has run on the return from select() (SIGINT's raises)
+            wake.pass_on()
+        if fd in ready:  # a terminal in canonical mode reads one whole line, or b"" at its end
+            return os.read(fd, 4096).decode(sys.stdin.encoding or "utf-8", errors="replace") or None
+
+
+@dataclasses.dataclass(frozen=True)
+class Wake:
+    """The pipe Python writes each signal's number to while a question waits (``read``: its read end),
+    and the wakeup fd that was there before it (-1: none)."""
+
+    read: int
+    passes_to: int
+
+    def pass_on(self) -> None:
+        """The signal numbers come so far, to the wakeup fd they were meant for (an event loop's
+        add_signal_handler dispatches by them)."""
+        with contextlib.suppress(OSError):  # none came; or that pipe is full or closed (it has word)
+            signums = os.read(self.read, 512)
+            if self.passes_to >= 0 and signums:
+                os.write(self.passes_to, signums)
 
 
 def output_console() -> Console:

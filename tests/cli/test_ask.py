@@ -15,14 +15,35 @@ import pytest
 # The child asks once and says what came of it. With "elsewhere", the main thread blocks SIGINT and a
 # thread waits without: the kernel hands the signal to that thread, as it may hand a Ctrl-C that comes
 # just before the read to the flag alone, and the read is never interrupted (input() waits for ever).
+# With "in-loop" it asks inside asyncio.run, and waits for the signal as it shows its prompt: a Ctrl-C
+# from the moment the prompt shows is the question's, not asyncio.run's (which only cancels the task).
 CHILD = """
-import signal, sys, threading
+import asyncio, signal, sys, threading
 import click
 from gdnconsole.cli.common import ask
+
+class Showing:  # waits for a signal once the prompt is out
+    def __init__(self, stream):
+        self.stream, self.shown = stream, False
+    def write(self, text):
+        self.shown = "Adopt it?" in text
+        return self.stream.write(text)
+    def flush(self):
+        self.stream.flush()
+        if self.shown:
+            self.shown = False
+            signal.pause()
+
+async def in_loop():
+    sys.stderr = Showing(sys.stderr)
+    return ask("Adopt it?")
+
 if sys.argv[1] == "elsewhere":
     threading.Thread(target=threading.Event().wait, daemon=True).start()
     signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
 try:
+    if sys.argv[1] == "in-loop":
+        print("answer", asyncio.run(in_loop()), flush=True)
     print("answer", ask("Adopt it?", default=sys.argv[2] == "yes"), flush=True)
 except KeyboardInterrupt:
     sys.exit(130)
@@ -95,9 +116,10 @@ def test_the_end_of_the_terminal_is_no_answer() -> None:
     assert code == 7, said
 
 
-@pytest.mark.parametrize("where", ["here", "elsewhere"])
+@pytest.mark.parametrize("where", ["here", "elsewhere", "in-loop"])
 def test_ctrl_c_ends_the_question(where: str) -> None:
-    """SIGINT to the process, as the test of adopt sends it; "elsewhere" makes the lost wake-up certain."""
+    """SIGINT to the process, as the test of adopt sends it; "elsewhere" and "in-loop" make certain of
+    what happens to one that comes just as the prompt shows."""
     term = Terminal(where, "no")
     term.wait_for(b"Adopt it? [y/N]: ")
     term.proc.send_signal(signal.SIGINT)
