@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import pkgutil
 import subprocess
 import sys
 import textwrap
@@ -112,3 +113,64 @@ def test_a_host_on_the_command_line_goes_past_click(tmp_path: Path) -> None:
     config.write_text('[hosts.ct129]\nssh = "root@ct129"\n')
     env = {"GDNCONSOLE_CONFIG": str(config), "HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}
     assert loaded_after(run_entry(["ct129"]), ("click",), tmp_path, env) == []
+
+
+SCREENS = tuple(
+    f"gdnconsole.ui.screens.{m.name}"
+    for m in pkgutil.iter_modules([str(Path(__file__).parent.parent / "gdnconsole/ui/screens")])
+)
+OPENED_BY_A_KEY = tuple(
+    f"gdnconsole.ui.screens.{name}"
+    for name in ("flagform", "journal", "promptpanel", "tune", "launchcontrol")
+)
+
+
+def test_listing_every_screen_s_keys_loads_no_screen(tmp_path: Path) -> None:
+    """The keymap's check of a [keys] table, its merge, and every help page's sections read the registry
+    (ui/screenlist.py): no screen module, so neither the flag tables."""
+    code = """
+    from gdnconsole.ui import keymap, screenlist
+    keymap.screens()
+    assert keymap.problems({"dash.tune": "U", "tune.close": "f9"}) == []
+    keymap.merged({"dash.tune": "U"}, "dashboard")
+    for item in screenlist.SCREENS:
+        screenlist.help_sections(item.name, {"dash.tune": "U"}, [], readonly=True)
+    print(json.dumps(loaded()))
+    """
+    assert loaded_after(code, (*SCREENS, FLAG_TABLES), tmp_path) == []
+
+
+HELP_AND_PALETTE = """
+import asyncio
+from pathlib import Path
+from gdnconsole.config.hosts import Host
+from gdnconsole.host.session import HostSession
+from gdnconsole.ui.app import DashboardApp
+
+app = DashboardApp([HostSession(Host(name="ct129", ssh=None, local=True), mirror=Path("m.log"))], start=False)
+seen = {}
+
+async def main():
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press("question_mark")
+        for _ in range(200):  # help is pushed by a handler of the key: wait for it, not for a time
+            if type(app.screen).__name__ == "HelpScreen":
+                break
+            await pilot.pause(0.05)
+        seen["help"] = [type(app.screen).__name__, len(app.screen.sections), loaded()]
+        await pilot.press("escape")
+        await pilot.pause()
+        commands = [c.title for c in app.get_system_commands(app.screen)]
+        seen["palette"] = ["Tune speculative flags" in commands, loaded()]
+
+asyncio.run(main())
+print(json.dumps(seen))
+"""
+
+
+def test_the_dashboard_s_help_and_palette_load_no_screen_behind_a_key(tmp_path: Path) -> None:
+    """Help lists every screen's keys, and the palette the dashboard's, without loading the screens they
+    open (nor, with the flag form, the flag tables)."""
+    seen = loaded_after(HELP_AND_PALETTE, (*OPENED_BY_A_KEY, FLAG_TABLES), tmp_path)
+    assert isinstance(seen, dict) and seen["palette"] == [True, []]
+    assert seen["help"][0] == "HelpScreen" and seen["help"][1] > 10 and seen["help"][2] == []

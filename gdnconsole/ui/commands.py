@@ -1,5 +1,6 @@
 """The command palette lists the same actions as the footer and the help screen: the active bindings that
-help lists (ours, each with an id, and the app's own), in the keys of the keymap in force."""
+help lists (ours, each with an id, and the app's own), in the keys of the keymap in force. A screen's
+bindings are the registry's (ui/screenlist.py), so the palette and help read one list."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from functools import partial
 from textual.app import SystemCommand
 from textual.screen import Screen
 
-from gdnconsole.ui.dialogs.help import key_label
+from gdnconsole.ui.screenlist import key_label
 
 PALETTE_ACTIONS = frozenset({"command_palette", "app.command_palette"})
 

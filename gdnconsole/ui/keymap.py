@@ -1,9 +1,10 @@
 """Key remapping: the ``[keys]`` table of the hosts file (binding id → keys) checked against the bindings of
 each screen, and merged over the built-in keymap for ``App.set_keymap``.
 
-``config.hosts`` checks only the table's shape (it may not import ``ui/``); this module knows the screens. A
-screen's bindings are those active together on it: the dashboard screen with its log pane and log lines,
-the flag form, the journal, and so on, each with the app's and Textual's own keys (ctrl+q, ctrl+p, tab…).
+``config.hosts`` checks only the table's shape (it may not import ``ui/``); this module reads the screens
+from their registry (ui/screenlist.py, which loads no screen). A screen's bindings are those active
+together on it: the dashboard screen with its log pane and log lines, the flag form, the journal, and so
+on, each with the app's and Textual's own keys (ctrl+q, ctrl+p, tab…).
 
 The rules, each an error naming the binding id (and the config names file, line and key):
 
@@ -21,14 +22,16 @@ from __future__ import annotations
 
 import difflib
 import string
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cache
+from typing import get_args
 
 from textual.binding import Binding, BindingType
 from textual.keys import KEY_ALIASES, Keys, _character_to_key, key_to_character
 
 from gdnconsole.config.hosts import Config
+from gdnconsole.ui import screenlist
 
 Keymap = Mapping[str, str]  # binding id → keys ("ctrl+f" or "ctrl+r,f5"), as App.set_keymap takes it
 
@@ -147,67 +150,20 @@ def _uses(bindings: Iterable[BindingType]) -> list[KeyUse]:
 
 @cache
 def screens() -> tuple[ScreenKeys, ...]:
-    """Every screen of the dashboard app and of the log view app, with the bindings active on it.
-
-    The screens' modules load here (the flag form brings SGLang's flag tables): only when a keymap is
-    checked, never for the first frame of a plain start."""
-    from textual.app import App
-    from textual.screen import Screen
-    from textual.widgets import DataTable, OptionList
-
-    from gdnconsole.ui.dialogs.askname import AskNameScreen
-    from gdnconsole.ui.dialogs.confirm import ConfirmScreen
-    from gdnconsole.ui.dialogs.filtersearch import FilterScreen, SearchScreen
-    from gdnconsole.ui.dialogs.help import HelpScreen
-    from gdnconsole.ui.dialogs.hostkey import HostKeyScreen
-    from gdnconsole.ui.screens.dashboard import DashboardScreen
-    from gdnconsole.ui.screens.flagform import FlagFormScreen
-    from gdnconsole.ui.screens.hostpicker import HostPickerScreen
-    from gdnconsole.ui.screens.journal import JournalScreen
-    from gdnconsole.ui.screens.logscreen import LogScreen
-    from gdnconsole.ui.screens.promptpanel import RECALL_KEYS, PromptScreen
-    from gdnconsole.ui.screens.tune import TuneScreen
-    from gdnconsole.ui.widgets.logpane import LogPane
-    from gdnconsole.ui.widgets.logview import LogView
-
-    textual_keys = [
-        *App.BINDINGS,
-        Binding(App.COMMAND_PALETTE_BINDING, "command_palette", "Command palette"),
-        *Screen.BINDINGS,
-    ]
-    log = [*LogPane.BINDINGS, *LogView.BINDINGS]
-
-    def screen(name: str, app: str, bindings: Sequence[BindingType], typing: bool = False) -> ScreenKeys:
-        return ScreenKeys(name, app, tuple(_uses([*bindings, *textual_keys])), typing)
-
-    shared = [
-        ("filter dialog", [*FilterScreen.BINDINGS], True),
-        ("search prompt", [*SearchScreen.BINDINGS], True),
-        ("help", [*HelpScreen.BINDINGS], False),
-    ]
-    return (
-        screen("dashboard", "dashboard", [*DashboardScreen.BINDINGS, *log]),
-        screen("flag form", "dashboard", FlagFormScreen.BINDINGS, typing=True),
-        screen("journal", "dashboard", [*JournalScreen.BINDINGS, *DataTable.BINDINGS]),
-        screen("prompt panel", "dashboard", [*PromptScreen.BINDINGS, *RECALL_KEYS], typing=True),
-        screen("tune", "dashboard", [*TuneScreen.BINDINGS, *DataTable.BINDINGS], typing=True),
-        screen("confirmation", "dashboard", ConfirmScreen.BINDINGS),
-        screen("new profile name", "dashboard", AskNameScreen.BINDINGS, typing=True),
-        screen("host key dialog", "dashboard", HostKeyScreen.BINDINGS),
-        screen("host picker", "dashboard", [*HostPickerScreen.BINDINGS, *OptionList.BINDINGS]),
-        *(screen(name, "dashboard", bindings, typing) for name, bindings, typing in shared),
-        screen("log view", "log view", [*LogScreen.BINDINGS, *log]),
-        *(screen(name, "log view", bindings, typing) for name, bindings, typing in shared),
+    """Every screen of the dashboard app and of the log view app (ui/screenlist.py), with the bindings
+    active on it and the app's and Textual's own. Listing them loads no screen module: only the widgets
+    and dialogs whose keys come with a screen."""
+    return tuple(
+        ScreenKeys(item.name, app, tuple(_uses([*item.active(), *screenlist.textual_keys()])), item.typing)
+        for app in get_args(screenlist.AppName)
+        for item in screenlist.SCREENS
+        if app in item.apps
     )
 
 
 def builtin_keymap(app: str) -> dict[str, str]:
     """The keymap an app applies before the user's."""
-    if app == "dashboard":
-        from gdnconsole.ui.screens.dashboard import DASHBOARD_KEYMAP
-
-        return dict(DASHBOARD_KEYMAP)
-    return {}
+    return dict(screenlist.DASHBOARD_KEYMAP) if app == "dashboard" else {}
 
 
 def binding_ids(app: str | None = None) -> set[str]:

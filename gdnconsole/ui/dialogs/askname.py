@@ -8,11 +8,12 @@ from typing import ClassVar
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
+from gdnconsole.ui import screenlist
 from gdnconsole.ui.keybar import KeyBar
 
 # A bare TOML key, so the new table's header needs no quoting and reads like the others.
@@ -40,9 +41,7 @@ class AskNameScreen(ModalScreen[str | None]):
     AskNameScreen #askname-problem { color: $error; height: auto; }
     """
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "cancel", "Cancel", id="askname.cancel"),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = screenlist.spec("new profile name").own
 
     def __init__(self, suggestion: str, taken: Collection[str]) -> None:
         super().__init__()

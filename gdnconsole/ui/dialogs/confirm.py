@@ -11,7 +11,7 @@ from typing import ClassVar, TypeAlias
 from rich.style import Style
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
@@ -20,6 +20,7 @@ from gdnconsole.host.launcher import PlanProcess, StopPlan
 from gdnconsole.logs.textsafe import visible
 from gdnconsole.sglang.launch import redact
 from gdnconsole.timefmt import duration
+from gdnconsole.ui import screenlist
 from gdnconsole.ui.keybar import KeyBar
 from gdnconsole.ui.models.textfit import argument_lines
 from gdnconsole.ui.tones import Tones
@@ -108,10 +109,7 @@ class ConfirmScreen(ModalScreen[bool]):
     ConfirmScreen Button { margin: 0 1 0 0; }
     """
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("y", "answer(True)", "Yes", id="confirm.yes"),
-        Binding("n,escape", "answer(False)", "No", id="confirm.no"),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = screenlist.spec("confirmation").own
 
     def __init__(
         self,

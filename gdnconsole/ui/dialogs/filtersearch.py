@@ -9,7 +9,7 @@ from typing import ClassVar
 
 from textual import events
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, SelectionList
@@ -17,6 +17,7 @@ from textual.widgets.selection_list import Selection
 
 from gdnconsole.logs.document import MAIN, FilterSpec
 from gdnconsole.sglang.stages import Severity, Stage
+from gdnconsole.ui import screenlist
 from gdnconsole.ui.keybar import KeyBar
 
 NO_STAGE = "(none)"
@@ -48,10 +49,7 @@ class FilterScreen(ModalScreen[FilterSpec | None]):
     FilterScreen Button { margin: 0 1 0 0; }
     """
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "cancel", "Cancel", id="filter.cancel"),
-        Binding("ctrl+s", "apply", "Apply", id="filter.apply"),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = screenlist.spec("filter dialog").own
 
     def __init__(self, spec: FilterSpec, ranks: Sequence[str]) -> None:
         super().__init__()
@@ -148,7 +146,7 @@ class SearchScreen(ModalScreen[str | None]):
     SearchScreen #search-error { color: $error; height: auto; }
     """
 
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel", id="search.cancel")]
+    BINDINGS: ClassVar[list[BindingType]] = screenlist.spec("search prompt").own
 
     def __init__(self, pattern: str = "") -> None:
         super().__init__()

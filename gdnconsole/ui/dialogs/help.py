@@ -1,4 +1,5 @@
-"""The help screen: every key of the screen below it, with its description and binding id."""
+"""The help screen: every key of the screen below it, with its description and binding id, as the
+registry of screens lists them (ui/screenlist.py) in the keymap in force."""
 
 from __future__ import annotations
 
@@ -15,25 +16,9 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from gdnconsole.ui.keybar import KeyBar
+from gdnconsole.ui.screenlist import Keymap, Section, help_sections, key_label, spec
 
-Section = tuple[str, Sequence[BindingType]]
-
-
-Keymap = Mapping[str, str]  # binding id → keys, as given to ``App.set_keymap``
-
-
-def key_label(binding: Binding, keymap: Keymap | None = None) -> str:
-    """Every key of a binding (the footer shows one short label; help shows them all)."""
-    names = {
-        "question_mark": "?",
-        "slash": "/",
-        "pageup": "PgUp",
-        "pagedown": "PgDn",
-        "right_square_bracket": "]",
-        "left_square_bracket": "[",
-    }
-    keys = (keymap or {}).get(binding.id or "", binding.key)
-    return ", ".join(names.get(k, k) for k in keys.split(","))
+__all__ = ["HelpScreen", "Keymap", "Section", "bindings_table", "key_label"]
 
 
 def bindings_table(sections: Iterable[Section], keymap: Keymap | None = None) -> Table:
@@ -67,21 +52,33 @@ class HelpScreen(ModalScreen[None]):
     }
     """
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape,q,question_mark,f1", "close", "Close help", id="help.close"),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = spec("help").own
 
-    def __init__(self, sections: Sequence[Section], keymap: Keymap | None = None) -> None:
-        """``keymap``: the remapped keys, so help says what the footer says (None: the app's keymap
-        in force, when it says which: ThemedApp.keymap)."""
+    def __init__(
+        self,
+        sections: Sequence[Section] = (),
+        keymap: Keymap | None = None,
+        *,
+        screen: str | None = None,
+        readonly: bool = False,
+    ) -> None:
+        """``sections``: what to list, or ``screen``: the registry's name of the screen below, whose
+        sections help lists (its app's every screen for a main one: screenlist.help_sections; without
+        the launching keys when ``readonly``); ``keymap``: the remapped keys, so help says what the
+        footer says (None: the app's keymap in force, when it says which: ThemedApp.keymap)."""
         super().__init__()
         self.sections = sections
         self.keymap = keymap
+        self.screen_name = screen
+        self.readonly = readonly
 
     def compose(self) -> ComposeResult:
         if self.keymap is None:
             keymap = getattr(self.app, "keymap", None)
             self.keymap = keymap if isinstance(keymap, Mapping) else None
+        if self.screen_name is not None:
+            keys = self.keymap or {}
+            self.sections = help_sections(self.screen_name, keys, self.app.BINDINGS, self.readonly)
         with VerticalScroll():
             yield Static(Text("Keys", style="bold"))
             yield Static(bindings_table(self.sections, self.keymap), id="help-table")

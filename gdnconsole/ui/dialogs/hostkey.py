@@ -7,12 +7,13 @@ from typing import ClassVar
 from rich.style import Style
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
 from gdnconsole.logs.textsafe import visible, visible_lines
+from gdnconsole.ui import screenlist
 from gdnconsole.ui.keybar import KeyBar
 
 
@@ -30,10 +31,7 @@ class HostKeyScreen(ModalScreen[bool]):
     HostKeyScreen Button { margin: 0 1 0 0; }
     """
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("y", "answer(True)", "Trust the key", id="hostkey.yes"),
-        Binding("n,escape", "answer(False)", "Do not connect", id="hostkey.no"),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = screenlist.spec("host key dialog").own
 
     def __init__(self, host: str, fingerprint: str, message: str) -> None:
         super().__init__()

@@ -18,7 +18,7 @@ from rich.style import Style
 from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.css.query import NoMatches
 from textual.message import Message
 from textual.screen import Screen
@@ -32,7 +32,9 @@ from gdnconsole.host.link import LinkState
 from gdnconsole.host.session import HostSession
 from gdnconsole.host.topics import Listener, Topic
 from gdnconsole.sglang.launch import mask_known, profile_secrets
+from gdnconsole.ui import screenlist
 from gdnconsole.ui.models.alerts import HostAlerts, look
+from gdnconsole.ui.screenlist import DASHBOARD_KEYMAP
 from gdnconsole.ui.theme import LogPalette
 from gdnconsole.ui.widgets.hostpane import HostPane
 from gdnconsole.ui.widgets.keybar import KeyBar
@@ -49,19 +51,12 @@ if TYPE_CHECKING:
     from gdnconsole.ui.screens.journal import JournalResult
     from gdnconsole.ui.screens.launchcontrol import LaunchControl
 
-# The dashboard's `e` edits the launch flags; the log pane's "first error" moves to `E` here (the log
-# view keeps `e`). Applied as the app's keymap, so footer, help and palette all say `E`.
-DASHBOARD_KEYMAP = {"log.first_error": "E"}
 HOST_ACTIONS = frozenset({"next_host", "previous_host", "host"})
-LAUNCH_ACTIONS = frozenset({"launch", "relaunch", "stop", "tune"})
+LAUNCH_ACTIONS = screenlist.spec("dashboard").launching  # launch, relaunch, stop, tune
 TICK_S = 1.0  # uptimes and "down since" move with the clock
 READONLY_NOTE = Text("◉ read-only", Style(bold=True))  # in each host's status bar with --readonly
 NARROW = 100  # columns below which the stage timeline gives its width to the log
 SHORT = 30  # rows below which the panels lose their borders
-
-
-def _action(binding: BindingType) -> str:
-    return binding.action if isinstance(binding, Binding) else binding[1]
 
 
 class HostChanged(Message):
@@ -94,12 +89,6 @@ class ServerExited(Message):
         self.index = index
 
 
-def _host_bindings() -> list[BindingType]:
-    return [
-        Binding(str(n), f"host({n - 1})", f"Host {n}", show=False, id=f"dash.host_{n}") for n in range(1, 10)
-    ]
-
-
 class DashboardScreen(Screen[None]):
     # The overview rows are the tab strip (numbered, the active one highlighted, a click opens one), so
     # the host panes sit in a plain switcher, without tabs: more rows for the log on a small terminal,
@@ -116,22 +105,7 @@ class DashboardScreen(Screen[None]):
     AUTO_FOCUS = "#host-0 LogView"
 
     # The most used first: the key bar keeps this order and leaves out the last ones when narrow.
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("e", "edit", "Edit flags", id="dash.edit"),
-        Binding("L", "launch", "Launch", id="dash.launch"),
-        Binding("R", "relaunch", "Relaunch", id="dash.relaunch"),
-        Binding("S", "stop", "Stop server", id="dash.stop"),
-        Binding("p", "prompt", "Prompt", id="dash.prompt"),
-        Binding("j", "journal", "Journal", id="dash.journal"),
-        Binding("u", "tune", "Tune speculative flags", show=False, id="dash.tune"),
-        Binding("right_square_bracket", "next_host", "Next host", key_display="]", id="dash.next_host"),
-        Binding("left_square_bracket", "previous_host", "Previous host", show=False, id="dash.previous_host"),
-        *_host_bindings(),
-        Binding("q", "quit", "Quit", id="dash.quit"),
-        Binding("r", "reconnect", "Reconnect", id="dash.reconnect"),
-        Binding("g", "toggle_gpus", "Show / hide the GPU panel", show=False, id="dash.gpus"),
-        Binding("question_mark,f1", "help", "Help", key_display="?", id="dash.help"),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = screenlist.spec("dashboard").own
 
     def __init__(
         self,
@@ -512,33 +486,10 @@ class DashboardScreen(Screen[None]):
     # -- help and quit ---------------------------------------------------------------------------------
 
     def action_help(self) -> None:
-        from gdnconsole.ui.dialogs.askname import AskNameScreen
-        from gdnconsole.ui.dialogs.confirm import ConfirmScreen
         from gdnconsole.ui.dialogs.help import HelpScreen
-        from gdnconsole.ui.dialogs.hostkey import HostKeyScreen
-        from gdnconsole.ui.screens.flagform import FlagFormScreen
-        from gdnconsole.ui.screens.journal import JournalScreen
-        from gdnconsole.ui.screens.logscreen import log_help_sections
-        from gdnconsole.ui.screens.promptpanel import RECALL_KEYS, PromptScreen
-        from gdnconsole.ui.screens.tune import TuneScreen
 
-        own = [b for b in self.BINDINGS if not (self.readonly and _action(b) in LAUNCH_ACTIONS)]
-        journal = [b for b in JournalScreen.BINDINGS if not (self.readonly and _action(b) == "rerun")]
-        form = [b for b in FlagFormScreen.BINDINGS if not (self.readonly and _action(b) == "launch")]
-        tune = [b for b in TuneScreen.BINDINGS if not (self.readonly and _action(b) in TuneScreen.LAUNCHING)]
-        sections = [
-            ("dashboard", own),
-            *log_help_sections([]),
-            ("flag form (e)", form),
-            ("journal (j)", journal),
-            ("prompt panel (p)", [*PromptScreen.BINDINGS, *RECALL_KEYS]),
-            ("tune (u)", tune),
-            ("confirmations", ConfirmScreen.BINDINGS),
-            ("new profile name", AskNameScreen.BINDINGS),
-            ("host key dialog", HostKeyScreen.BINDINGS),
-            ("application", self.app.BINDINGS),
-        ]
-        self.app.push_screen(HelpScreen(sections))  # in the app's keymap, as the footer and the palette
+        # Every screen's keys, from the registry (no screen module loads), in the app's keymap.
+        self.app.push_screen(HelpScreen(screen="dashboard", readonly=self.readonly))
 
     async def action_quit(self) -> None:
         self.quitting = True

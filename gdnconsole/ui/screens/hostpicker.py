@@ -9,7 +9,7 @@ from typing import ClassVar
 from rich.style import Style
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Vertical
 from textual.screen import Screen
 from textual.widgets import OptionList, Static
@@ -17,6 +17,7 @@ from textual.widgets.option_list import Option
 
 from gdnconsole.config.hosts import Host
 from gdnconsole.logs.textsafe import visible
+from gdnconsole.ui import screenlist
 from gdnconsole.ui.dialogs.help import HelpScreen
 from gdnconsole.ui.keybar import KeyBar
 
@@ -37,12 +38,7 @@ class HostPickerScreen(Screen[list[Host]]):
     HostPickerScreen #picker-title { padding: 0 1; }
     """
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("space", "mark", "Mark", id="picker.mark"),
-        Binding("enter", "open", "Open", id="picker.open", priority=True),
-        Binding("question_mark,f1", "help", "Help", key_display="?", id="picker.help"),
-        Binding("q,escape", "quit", "Quit", key_display="q", id="picker.quit"),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = screenlist.spec("host picker").own
 
     def __init__(self, hosts: Sequence[Host], config_path: str = "") -> None:
         super().__init__()
@@ -88,7 +84,7 @@ class HostPickerScreen(Screen[list[Host]]):
         self.dismiss([self.hosts[event.option_index]])
 
     def action_help(self) -> None:
-        self.app.push_screen(HelpScreen([("host picker", self.BINDINGS), ("application", self.app.BINDINGS)]))
+        self.app.push_screen(HelpScreen(screen="host picker"))
 
     def action_quit(self) -> None:
         self.app.exit()

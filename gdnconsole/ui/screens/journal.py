@@ -18,7 +18,7 @@ from rich.style import Style
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import DataTable, Static
@@ -38,7 +38,7 @@ from gdnconsole.sglang.launch import (
 )
 from gdnconsole.timefmt import span
 from gdnconsole.tune.store import SweepEntry, TuneStore
-from gdnconsole.ui import clipboard
+from gdnconsole.ui import clipboard, screenlist
 from gdnconsole.ui.dialogs.confirm import diff_text
 from gdnconsole.ui.keybar import KeyBar
 from gdnconsole.ui.models.formmodel import profile_from_argv
@@ -245,13 +245,7 @@ class JournalScreen(Screen[JournalResult | None]):
     JournalScreen #journal-detail { height: auto; max-height: 45%; border-top: solid $panel; padding: 0 1; }
     """
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("r", "rerun", "Re-run", id="journal.rerun"),
-        Binding("e", "load_form", "Load into form", id="journal.form"),
-        Binding("m", "export", "Export Markdown", id="journal.export"),
-        Binding("ctrl+r", "reveal", "Reveal secrets", id="journal.reveal"),
-        Binding("escape,q,j", "close", "Close", key_display="esc", id="journal.close"),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = screenlist.spec("journal").own
 
     def __init__(self, journal: Journal, base: Profile | None, *, readonly: bool = False) -> None:
         """``base``: the host's profile that fills what an attempt's argv does not say (bind host…)."""

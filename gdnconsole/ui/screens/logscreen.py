@@ -9,15 +9,15 @@ from pathlib import Path
 from typing import ClassVar
 
 from textual.app import App, ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.worker import Worker
 
 from gdnconsole.logs.document import FilterSpec
 from gdnconsole.logs.textsafe import visible
-from gdnconsole.ui import fewcolours, theme
-from gdnconsole.ui.dialogs.help import HelpScreen, Section
+from gdnconsole.ui import fewcolours, screenlist, theme
+from gdnconsole.ui.dialogs.help import HelpScreen
 from gdnconsole.ui.keybar import KeyBar
 from gdnconsole.ui.theme import DEFAULT_THEME, LogPalette, ThemeSet
 from gdnconsole.ui.widgets.logpane import POLL_S, LogPane, StatusBar
@@ -29,35 +29,15 @@ __all__ = [
     "LogViewApp",
     "StatusBar",
     "ThemedApp",
-    "log_help_sections",
     "run_log_view",
     "warn_theme_errors",
 ]
 
 
-def log_help_sections(screen_bindings: list[BindingType]) -> list[Section]:
-    """The log pane's keys, with the keys of the screen that holds it (the dashboard reuses this)."""
-    from gdnconsole.ui.dialogs.filtersearch import (  # with the help screen, not the app
-        FilterScreen,
-        SearchScreen,
-    )
-
-    return [
-        ("log view", [*LogPane.BINDINGS, *screen_bindings]),
-        ("log lines", LogView.BINDINGS),
-        ("filter dialog", FilterScreen.BINDINGS),
-        ("search prompt", SearchScreen.BINDINGS),
-        ("this help", HelpScreen.BINDINGS),
-    ]
-
-
 class LogScreen(Screen[None]):
     """One log file in the log pane, and the footer."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("question_mark,f1", "help", "Help", key_display="?", id="log.help"),
-        Binding("q", "quit", "Quit", id="log.quit"),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = screenlist.spec("log view").own
 
     def __init__(
         self, path: Path, palette: LogPalette, *, follow: bool = False, poll_interval: float | None = POLL_S
@@ -120,8 +100,7 @@ class LogScreen(Screen[None]):
         self.pane.apply_filter(spec)
 
     def action_help(self) -> None:
-        sections = [*log_help_sections(self.BINDINGS), ("application", self.app.BINDINGS)]
-        self.app.push_screen(HelpScreen(sections))  # in the app's keymap, as the footer says
+        self.app.push_screen(HelpScreen(screen="log view"))  # in the app's keymap, as the footer says
 
     async def action_quit(self) -> None:
         self.app.exit()

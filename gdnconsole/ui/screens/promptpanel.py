@@ -15,7 +15,7 @@ from rich.style import Style
 from rich.text import Text
 from textual import events, work
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Static
@@ -28,6 +28,7 @@ from gdnconsole.host.prompthistory import PromptHistory
 from gdnconsole.host.session import HostSession
 from gdnconsole.logs.textsafe import visible
 from gdnconsole.sglang import chatext
+from gdnconsole.ui import screenlist
 from gdnconsole.ui.afterkeys import after_typing
 from gdnconsole.ui.dialogs.help import HelpScreen
 from gdnconsole.ui.keybar import KeyBar
@@ -46,10 +47,7 @@ SHORT = 30  # rows below which the panels lose their spacing
 HINT = "ctrl+r or F5 runs the prompt · ctrl+g sends the burst · esc cancels a run"
 
 # The prompt box's own ↑ / ↓ (TextArea keys), listed in help beside the panel's keys.
-RECALL_KEYS: list[BindingType] = [
-    Binding("up", "cursor_up", "Earlier prompt (first line)", id="prompt.box_up"),
-    Binding("down", "cursor_down", "Later prompt (last line)", id="prompt.box_down"),
-]
+RECALL_KEYS: list[BindingType] = list(screenlist.RECALL_KEYS)
 
 
 class PromptScreen(Screen[None]):
@@ -76,17 +74,7 @@ class PromptScreen(Screen[None]):
     PromptScreen.-short AnswerView #answer-text-box { margin-top: 0; }
     """
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("ctrl+r,f5", "run", "Run", priority=True, id="prompt.run"),
-        Binding("ctrl+g", "burst", "Burst", priority=True, id="prompt.burst"),
-        Binding("escape,ctrl+c", "cancel", "Cancel", key_display="esc", priority=True, id="prompt.cancel"),
-        Binding("ctrl+t", "thinking", "Thinking", priority=True, id="prompt.thinking"),
-        Binding("f2", "next_preset", "Next preset", priority=True, id="prompt.preset"),
-        Binding("alt+up", "recall_older", "Earlier prompt", show=False, id="prompt.older"),
-        Binding("alt+down", "recall_newer", "Later prompt", show=False, id="prompt.newer"),
-        Binding("f1", "help", "Help", id="prompt.help"),
-        Binding("escape", "close", "Close", key_display="esc", id="prompt.close"),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = screenlist.spec("prompt panel").own
 
     def __init__(
         self, session: HostSession, *, clock: Clock = time.monotonic, history: PromptHistory | None = None
@@ -289,12 +277,7 @@ class PromptScreen(Screen[None]):
         self.form.box.recall_newer()
 
     def action_help(self) -> None:
-        sections = [
-            ("prompt panel", self.BINDINGS),
-            ("prompt box", RECALL_KEYS),
-            ("application", self.app.BINDINGS),
-        ]
-        self.app.push_screen(HelpScreen(sections))
+        self.app.push_screen(HelpScreen(screen="prompt panel"))
 
     # -- running ---------------------------------------------------------------------------------------
 

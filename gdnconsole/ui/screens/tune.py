@@ -20,7 +20,7 @@ from rich.style import Style
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
@@ -46,6 +46,7 @@ from gdnconsole.tune.measure import Load
 from gdnconsole.tune.results import ComboResult, ranked
 from gdnconsole.tune.store import TuneStore
 from gdnconsole.tune.sweep import Options, Sweep, identity_of, run, stored
+from gdnconsole.ui import screenlist
 from gdnconsole.ui.afterkeys import after_typing
 from gdnconsole.ui.dialogs.confirm import ConfirmScreen, diff_text
 from gdnconsole.ui.models.formmodel import profile_from_argv
@@ -138,13 +139,8 @@ class TuneScreen(Screen[Profile | None]):
     TuneScreen #tune-chart-box { height: auto; max-height: 45%; border-top: solid $panel; padding: 0 1; }
     """
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("ctrl+r,f5", "run", "Run sweep", priority=True, id="tune.run"),
-        Binding("ctrl+b", "apply_best", "Apply best", priority=True, id="tune.apply"),
-        Binding("ctrl+l", "relaunch", "Relaunch what ran before", priority=True, id="tune.relaunch"),
-        Binding("escape", "stop_or_close", "Stop / close", key_display="esc", id="tune.close"),
-    ]
-    LAUNCHING: ClassVar[frozenset[str]] = frozenset({"run", "relaunch"})  # none in a read-only console
+    BINDINGS: ClassVar[list[BindingType]] = screenlist.spec("tune").own
+    LAUNCHING: ClassVar[frozenset[str]] = screenlist.spec("tune").launching  # none in a read-only console
 
     def __init__(
         self,

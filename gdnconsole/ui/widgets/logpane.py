@@ -23,7 +23,7 @@ from rich.style import Style
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
 from textual.timer import Timer
 from textual.widgets import Static
@@ -31,6 +31,7 @@ from textual.worker import Worker, get_current_worker
 
 from gdnconsole.logs.document import FilterSpec, Fold, LineInfo, LogDocument, Skipped, restart_news
 from gdnconsole.sglang.stages import Severity, Stage
+from gdnconsole.ui import screenlist
 from gdnconsole.ui.theme import LogPalette
 from gdnconsole.ui.widgets.logview import LogView
 from gdnconsole.ui.widgets.timeline import Timeline, TimelineData, timeline_data
@@ -78,17 +79,7 @@ class LogPane(Vertical):
     LogPane.-no-timeline Timeline { display: none; }
     """
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("F", "toggle_follow", "Follow", id="log.follow"),
-        Binding("f", "filter", "Filter", id="log.filter"),
-        Binding("slash", "search", "Search", key_display="/", id="log.search"),
-        Binding("n", "search_next", "Next match", key_display="n/N", id="log.search_next"),
-        Binding("N", "search_prev", "Previous match", show=False, id="log.search_prev"),
-        Binding("e", "first_error", "First error", id="log.first_error"),
-        Binding("x", "fatal", "Go to the fatal error", show=False, id="log.fatal"),
-        Binding("t", "toggle_timeline", "Show / hide the timeline", show=False, id="log.timeline"),
-        Binding("escape", "cancel", "Stop / clear filter", show=False, id="log.cancel"),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = list(screenlist.LOG_PANE_KEYS)
 
     def __init__(
         self,

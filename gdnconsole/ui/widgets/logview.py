@@ -16,14 +16,14 @@ from typing import ClassVar
 
 from rich.segment import Segment
 from textual import events
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.geometry import Size
 from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from gdnconsole.logs.document import Fold, LineInfo
-from gdnconsole.ui import clipboard
+from gdnconsole.ui import clipboard, screenlist
 from gdnconsole.ui.models import wrap
 from gdnconsole.ui.models.rows import Marker, RowMap
 from gdnconsole.ui.theme import LogPalette
@@ -111,20 +111,7 @@ class LogView(ScrollView, can_focus=True):
     }
     """
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("up", "cursor_up", "Up", show=False, id="log.cursor_up"),
-        Binding("down", "cursor_down", "Down", show=False, id="log.cursor_down"),
-        Binding("pageup", "page_up", "Page up", show=False, id="log.page_up"),
-        Binding("pagedown", "page_down", "Page down", show=False, id="log.page_down"),
-        Binding("home", "first", "First line", show=False, id="log.first"),
-        Binding("end", "last", "Last line, resume following", show=False, id="log.last"),
-        Binding("left", "left", "Scroll left", show=False, id="log.left"),
-        Binding("right", "right", "Scroll right", show=False, id="log.right"),
-        Binding("enter", "toggle_fold", "Fold", id="log.fold"),
-        Binding("c", "copy_line", "Copy", id="log.copy"),
-        Binding("w", "toggle_wrap", "Wrap", id="log.wrap"),
-        Binding("T", "toggle_short_time", "Short timestamps (HH:MM:SS)", show=False, id="log.short_time"),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = list(screenlist.LOG_LINES_KEYS)
 
     class LinesWanted(Message):
         """Lines to show that the view does not have: someone should read them and call ``add_lines``."""
