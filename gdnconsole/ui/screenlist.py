@@ -97,8 +97,6 @@ DASHBOARD = (
     Binding("question_mark,f1", "help", "Help", key_display="?", id="dash.help"),
 )
 
-# FlagFormScreen keeps its own BINDINGS (ui/screens/flagform.py): this is their copy, held equal to them
-# by tests/ui/test_screenlist.py until that module reads them from here.
 FLAG_FORM = (
     Binding("ctrl+s", "save", "Save", id="form.save", priority=True),
     Binding("ctrl+n", "save_as", "Save as new", id="form.save_as", priority=True),

@@ -1,8 +1,7 @@
 """The one registry of screens and their keys (ui/screenlist.py), read by the screens' BINDINGS, the keymap,
 help and the palette:
 
-- each screen, dialog and widget binds exactly the registry's keys (the flag form keeps its own list, held
-  equal to the registry's copy here);
+- each screen, dialog and widget binds exactly the registry's keys;
 - the dashboard's help lists every screen of the dashboard app, each titled with the key that opens it
   (`tune (u)` too), and every binding of each;
 - on the dashboard and on each screen a dashboard key opens, the palette offers every binding of that

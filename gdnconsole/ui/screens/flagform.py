@@ -18,7 +18,7 @@ from rich.style import Style
 from rich.text import Text
 from textual import events, work
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.timer import Timer
@@ -38,7 +38,7 @@ from gdnconsole.sglang import rules
 from gdnconsole.sglang.findings import Finding
 from gdnconsole.sglang.launch import launch_spec, mask_known, redact, secret_values, server_args
 from gdnconsole.sglang.profilerules import check_profile, model_of
-from gdnconsole.ui import clipboard
+from gdnconsole.ui import clipboard, screenlist
 from gdnconsole.ui.afterkeys import after_typing
 from gdnconsole.ui.dialogs.askname import AskNameScreen
 from gdnconsole.ui.dialogs.confirm import ConfirmScreen
@@ -134,15 +134,7 @@ class FlagFormScreen(Screen[FormResult]):
     FlagFormScreen #ff-buttons Button { margin-right: 1; min-width: 8; }
     """
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("ctrl+s", "save", "Save", id="form.save", priority=True),
-        Binding("ctrl+n", "save_as", "Save as new", id="form.save_as", priority=True),
-        Binding("ctrl+o", "copy", "Copy command", id="form.copy", priority=True),
-        Binding("ctrl+t", "check_host", "Check on host", id="form.check_host", priority=True),
-        Binding("ctrl+l", "launch", "Launch this", id="form.launch", priority=True),
-        Binding("ctrl+r", "reveal", "Reveal secrets", id="form.reveal", priority=True),
-        Binding("escape", "close", "Close", id="form.close"),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = screenlist.spec("flag form").own
 
     def __init__(
         self,
