@@ -18,7 +18,13 @@ import pytest
 
 # tool -> (how to find it, the Debian package that brings it)
 SSHD = Path("/usr/sbin/sshd")
-PACKAGES = {"sshd": "openssh-server", "tmux": "tmux", "ip": "iproute2"}
+PACKAGES = {
+    "sshd": "openssh-server",
+    "tmux": "tmux",
+    "ip": "iproute2",
+    "prometheus": "prometheus",
+    "promtool": "prometheus",
+}
 
 
 def have(tool: str) -> bool:
