@@ -70,7 +70,9 @@ def parse(text: str) -> Exposition | ExpositionError:
     # The parser says a bad line with ValueError, but a hostile page reaches others (IndexError,
     # TypeError, KeyError inside it): each is a refusal of this page, said as one value.
     except Exception as exc:
-        return ExpositionError(f"/metrics page not readable: {type(exc).__name__}: {exc}"[:500])
+        # The parser quotes the page: its controls escaped here too, and cut, before anyone shows it.
+        said = repr(str(exc))[1:-1][:300]
+        return ExpositionError(f"/metrics page not readable: {type(exc).__name__}: {said}")
     return Exposition(tuple(samples), tuple(types))
 
 
