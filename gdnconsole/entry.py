@@ -12,7 +12,7 @@ import sys
 COMMANDS = frozenset(
     {
         "open", "config", "hosts", "demo", "log", "status", "check", "launch", "stop", "adopt", "prompt",
-        "tune", "completion",
+        "tune", "serving", "completion",
     }
 )  # fmt: skip
 

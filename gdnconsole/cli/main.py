@@ -39,6 +39,7 @@ LAZY_COMMANDS: dict[str, str] = {
     "adopt": "gdnconsole.cli.launch:adopt_cmd",
     "prompt": "gdnconsole.cli.prompt:prompt_cmd",
     "tune": "gdnconsole.cli.tune:tune_cmd",
+    "serving": "gdnconsole.cli.serving:serving_cmd",
 }
 
 

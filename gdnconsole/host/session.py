@@ -31,6 +31,7 @@ from gdnconsole.host.logstate import LogState
 from gdnconsole.host.ranks import RankPlacement, place_ranks
 from gdnconsole.host.replies import LinkLost, Message, Pending, Progress
 from gdnconsole.host.serving import Endpoint, ProbeTiming, ServingState
+from gdnconsole.host.servingwatch import ServingWatch
 from gdnconsole.host.topics import Listener, Topic
 from gdnconsole.sglang import decodepoints
 from gdnconsole.sglang.decodepoints import DecodePoint
@@ -107,6 +108,8 @@ class HostSession:
         self.endpoint = Endpoint(self, probe if isinstance(probe, ProbeTiming) else None)
         self.serving = self.endpoint.serving
         self.prober = self.endpoint.prober
+        # The server's own load and latency figures, polled by the agent while someone wants them.
+        self.figures = ServingWatch(self, self.endpoint.server_argv)
 
     # -- listeners ---------------------------------------------------------------------------------
 
@@ -399,6 +402,7 @@ class HostSession:
         self._remember_facts()
         self._set_link(LinkState.CONNECTED)
         self.notify("hello")
+        self.figures.connected()
 
     def _remember_facts(self) -> None:
         """Keep what the host says of itself, for the commands that do not connect (`config check`);
@@ -428,6 +432,7 @@ class HostSession:
         self.processes_seen = True
         self.orphans = parse_ranks(message.get("orphans"))
         self.notify("processes")
+        self.figures.refresh()  # the server on screen may be another one now, or on another port
 
     def _on_log(self, message: dict[str, Any]) -> None:
         from gdnconsole.host.state import LogChunk  # (see _on_hello)
@@ -557,6 +562,7 @@ _HANDLERS: dict[str, Callable[[HostSession, dict[str, Any]], None]] = {
     "adopted": HostSession._on_server_record,
     "pidfile": HostSession._on_server_record,
     "server_exit": HostSession._on_server_exit,
+    "serving": lambda session, message: session.figures.take(message),
 }
 
 

@@ -18,6 +18,7 @@ Topic = Literal[
     "launched",  # the server this console launched or adopted (or its pid file) is known
     "server_exit",  # a launched, adopted or pid-file server ended
     "serving",  # what is known of the server's answers: health, VERIFIED
+    "figures",  # a poll of the server's own endpoints: load, queue, pools, latencies (host/servingwatch.py)
 ]
 
 Listener = Callable[[Topic], None]
