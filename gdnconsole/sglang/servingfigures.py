@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import math
 from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Literal
 
@@ -264,6 +264,22 @@ def _accept(value: float | None) -> float | None:
     return value if value is not None and value > 0 else None
 
 
+_GAUGES: tuple[Figure, ...] = (
+    "running",
+    "queued",
+    "kv_usage",
+    "swa_usage",
+    "mamba_usage",
+    "gen_throughput",
+    "cache_hit_rate",
+    "accept_length",
+)
+
+
+def _int(value: float | None) -> int | None:
+    return None if value is None else int(value)
+
+
 def from_metrics(
     expo: Exposition,
     info: ServerInfo | None = None,
@@ -275,32 +291,22 @@ def from_metrics(
     pools the model has (its config says): SGLang writes the others as 0."""
     version = version or (info.version if info else None)
     fam = families(version)
-    g: Callable[[Figure], dict[int, float]] = lambda f: gauges(expo, fam[f])  # noqa: E731
-    values = {
-        f: g(f)
-        for f in (
-            "running",
-            "queued",
-            "kv_usage",
-            "swa_usage",
-            "mamba_usage",
-            "gen_throughput",
-            "cache_hit_rate",
-            "accept_length",
-        )
-    }
+    values = {f: gauges(expo, fam[f]) for f in _GAUGES}
     aborted, retracted = counters(expo, fam["aborted"]), counters(expo, fam["retracted"])
+    # A counter has no series before its first count: 0 once its collector is known to write (the
+    # scheduler's gauges for its rank; the tokenizer's TTFT, after a first request), else not collected.
+    # The tokenizer's aborted count has no dp_rank: it is rank 0's.
+    tokenizer_wrote = expo.has(f"{fam['ttft'].name}_bucket")
     seen = set().union(*values.values(), aborted, retracted)
     seen.update(range(len(info.internal_states) if info else 0))
     ranks = []
     for dp in sorted(seen or {0}):
         state = _state(info, dp)
-        running, queued = values["running"].get(dp), values["queued"].get(dp)
         ranks.append(
             RankFigures(
                 dp_rank=dp,
-                running=None if running is None else int(running),
-                queued=None if queued is None else int(queued),
+                running=_int(values["running"].get(dp)),
+                queued=_int(values["queued"].get(dp)),
                 max_running=_cap(info, dp),
                 token_usage=values["kv_usage"].get(dp),
                 gen_throughput=values["gen_throughput"].get(dp),
@@ -309,9 +315,7 @@ def from_metrics(
                 mamba_usage=values["mamba_usage"].get(dp) if "mamba" in pools else None,
                 swa_usage=values["swa_usage"].get(dp) if "swa" in pools else None,
                 cache_hit_rate=values["cache_hit_rate"].get(dp),
-                # A counter has no series before its first count: with the scheduler logging, that is 0.
-                # The tokenizer's aborted count has no dp_rank: it is rank 0's.
-                aborted=aborted.get(dp, 0) if dp == 0 else None,
+                aborted=aborted.get(dp, 0 if tokenizer_wrote else None) if dp == 0 else None,
                 retracted=retracted.get(dp, 0 if dp in values["running"] else None),
             )
         )

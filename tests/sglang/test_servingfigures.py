@@ -81,6 +81,14 @@ def test_an_empty_page_gives_one_rank_of_nothing() -> None:
     assert len(figures.ranks) == 1
     rank = figures.ranks[0]
     assert (rank.running, rank.token_usage, rank.retracted, rank.accept_length) == (None, None, None, None)
+    assert rank.aborted is None and rank.gen_throughput is None
+
+
+def test_counters_without_series_are_0_once_their_collector_writes() -> None:
+    fam = families("0.5.23")
+    text = without(without(page("0.5.23"), fam["aborted"].name), fam["retracted"].name)
+    figures = from_metrics(expo(text), version="0.5.23")
+    assert [(r.aborted, r.retracted) for r in figures.ranks] == [(0, 0), (None, 0)]
 
 
 def test_accept_length_zero_is_no_reading() -> None:
