@@ -1,7 +1,9 @@
 """What SGLang's own serving endpoints say, per version: the /metrics families the console reads, their
 types and labels, and the /v1/loads and /server_info fields, each cited from the wheel that holds it.
 
-Paths are under ``sglang/srt/``; "0511" and "0523" name the wheels. Both versions run /metrics in
+Paths are under ``sglang/srt/``; "0511" and "0523" name the wheels. /metrics is mounted only with
+--enable-metrics (entrypoints/http_server.py 0511:303-304, 0523:314-315): without it, a 404, and the
+console reads /v1/loads, which both versions always serve. Both versions run /metrics in
 prometheus_client's multiprocess mode (a PROMETHEUS_MULTIPROC_DIR made at launch, utils/common.py 0511:1401
 / 0523:2832, read by a MultiProcessCollector 0511:1417 / 0523:2848): a gauge declared with
 ``multiprocess_mode="mostrecent"`` is one series per label set, a gauge without one ("all", the default)
