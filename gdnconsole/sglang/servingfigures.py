@@ -71,6 +71,12 @@ class ServingFigures:
     itl_s: Latency | None
     queue_s: Latency | None
 
+    @property
+    def gen_throughput(self) -> float | None:
+        """Decode tokens/s of the whole server: the ranks' summed, None when no rank says."""
+        said = [r.gen_throughput for r in self.ranks if r.gen_throughput is not None]
+        return sum(said) if said else None
+
     def to_json(self) -> dict[str, object]:
         """The one line of `serving --json` (issue 28), as a JSON-ready dict."""
         return {

@@ -45,6 +45,7 @@ def test_dp_attention_two_ranks_read_from_tp_rank_0(version: str) -> None:
         assert (r.accept_length, r.retracted) == (ACCEPT[r.dp_rank], RETRACTED[r.dp_rank])
         assert r.swa_usage is None and r.max_running is None  # no SWA pool; no /server_info
     assert [r.aborted for r in figures.ranks] == [ABORTED, None]
+    assert figures.gen_throughput == RANKS[0]["gen"] + RANKS[1]["gen"]
     assert figures.ttft_s is not None and figures.ttft_s.count == len(TTFT)
     assert figures.ttft_s.window == "since start"
 
@@ -81,7 +82,7 @@ def test_an_empty_page_gives_one_rank_of_nothing() -> None:
     assert len(figures.ranks) == 1
     rank = figures.ranks[0]
     assert (rank.running, rank.token_usage, rank.retracted, rank.accept_length) == (None, None, None, None)
-    assert rank.aborted is None and rank.gen_throughput is None
+    assert rank.aborted is None and rank.gen_throughput is None and figures.gen_throughput is None
 
 
 def test_counters_without_series_are_0_once_their_collector_writes() -> None:
