@@ -20,7 +20,7 @@ from pathlib import Path
 
 import click
 
-from gdnconsole.cli.common import EXIT_FAILED, EXIT_USAGE, fail, host_named
+from gdnconsole.cli.common import EXIT_FAILED, EXIT_USAGE, ask, fail, host_named
 from gdnconsole.cli.connect import connected
 from gdnconsole.cli.launch import _profile as profile_of
 from gdnconsole.config.hosts import ConfigError, Host, Profile, config_path
@@ -191,7 +191,7 @@ def _apply(host: Host, profile: Profile, done: sweep.Sweep, yes: bool) -> None:
         say(f"profile {profile.name} already has {best.combo.label}")
         return
     say(f"profile {profile.name} of {host.name}: " + "; ".join(diff))
-    if not yes and not (sys.stdin.isatty() and click.confirm("Save it?", default=False, err=True)):
+    if not yes and not (sys.stdin.isatty() and ask("Save it?")):
         say("not saved" + ("" if sys.stdin.isatty() else " (no terminal to ask on: pass --yes)"))
         return
     path: Path = config_path()
