@@ -133,6 +133,10 @@ RETRACTED_GAUGE: dict[str, MetricFamily] = {
     "0.5.23": _g("num_retracted_reqs", "552", per_pid=True),
 }
 
+# The collectors' own labels (the module note cites them), the same in both versions; "dp_rank" joins the
+# scheduler's with DP attention, "priority" both with priority scheduling, "pid" a per-pid gauge's.
+SCHEDULER_LABELS = ("model_name", "engine_type", "tp_rank", "pp_rank", "moe_ep_rank")
+TOKENIZER_LABELS = ("model_name", "engine_type")
 # Labels that never split what the operator asks: a latency is summed over them.
 UNSPLIT_LABELS = frozenset({"is_streaming", "pid", "priority", "engine_type", "model_name"})
 

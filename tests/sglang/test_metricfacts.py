@@ -10,7 +10,14 @@ from pathlib import Path
 import pytest
 
 from gdnconsole.sglang.exposition import Exposition, parse
-from gdnconsole.sglang.metricfacts import FAMILIES, RETRACTED_GAUGE, facts_version, families
+from gdnconsole.sglang.metricfacts import (
+    FAMILIES,
+    RETRACTED_GAUGE,
+    SCHEDULER_LABELS,
+    TOKENIZER_LABELS,
+    facts_version,
+    families,
+)
 from tests.sglang.servingdata import page
 
 WHEELS = Path(os.environ.get("GDN_SGLANG_WHEELS", "/tmp/sgw"))
@@ -49,7 +56,9 @@ def test_each_family_renders_with_its_kind_and_labels(version: str) -> None:
             assert ("pid" in labels) == family.per_pid, family
             assert ("dp_rank" in labels) == (family.role == "scheduler"), family
             assert ("tp_rank" in labels) == (family.role == "scheduler"), family
-            assert "model_name" in labels
+            base = SCHEDULER_LABELS if family.role == "scheduler" else TOKENIZER_LABELS
+            optional = {"pid", "dp_rank", "le", *family.extra_labels}
+            assert labels - optional == set(base), family
             assert set(family.extra_labels) <= labels, family
             assert ("is_streaming" in labels) == ("is_streaming" in family.extra_labels), family
 
