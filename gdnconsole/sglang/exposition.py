@@ -56,10 +56,41 @@ class ExpositionError:
     message: str
 
 
-def parse(text: str) -> Exposition | ExpositionError:
-    """Parse a Prometheus text page (format 0.0.4, as SGLang serves it)."""
+_SUFFIXES = ("_bucket", "_count", "_sum", "_created", "_total")
+
+
+def _line_name(line: str) -> str:
+    """The metric a line is of: a sample's name, or the name a ``# HELP``/``# TYPE`` line declares."""
+    if line.startswith("#"):
+        words = line.split(None, 3)
+        return words[2] if len(words) > 2 else ""
+    end = len(line)
+    for stop in "{ \t":
+        at = line.find(stop)
+        if at != -1:
+            end = min(end, at)
+    return line[:end]
+
+
+def _wanted(name: str, keep: frozenset[str]) -> bool:
+    if name in keep:
+        return True
+    return any(name.endswith(sfx) and name[: -len(sfx)] in keep for sfx in _SUFFIXES)
+
+
+def only(text: str, keep: frozenset[str]) -> str:
+    """The lines of the families named in ``keep`` (as declared: a counter's ``…_total``): the parser is
+    the cost of a scrape, and a page holds ten times the families the panel shows."""
+    return "\n".join(line for line in text.splitlines() if _wanted(_line_name(line), keep)) + "\n"
+
+
+def parse(text: str, keep: frozenset[str] | None = None) -> Exposition | ExpositionError:
+    """Parse a Prometheus text page (format 0.0.4, as SGLang serves it), only the families in ``keep``
+    when given."""
     if len(text) > MAX_TEXT:
         return ExpositionError(f"/metrics page too large: {len(text)} characters (at most {MAX_TEXT})")
+    if keep is not None:
+        text = only(text, keep)
     samples: list[Sample] = []
     types: list[tuple[str, str]] = []
     try:

@@ -198,3 +198,8 @@ def facts_version(version: str | None) -> str:
 def families(version: str | None) -> dict[Figure, MetricFamily]:
     """The families the console reads from a server of ``version``."""
     return FAMILIES[facts_version(version)]
+
+
+def read_names(version: str | None) -> frozenset[str]:
+    """The declared names of the families the console reads (exposition.parse's ``keep``)."""
+    return frozenset(f.name for f in families(version).values())

@@ -7,7 +7,9 @@ import math
 import pytest
 
 from gdnconsole.sglang import exposition
-from gdnconsole.sglang.exposition import Exposition, ExpositionError, finite, parse
+from gdnconsole.sglang.exposition import Exposition, ExpositionError, finite, only, parse
+from gdnconsole.sglang.metricfacts import read_names
+from gdnconsole.sglang.servingfigures import from_metrics
 from tests.sglang.servingdata import page
 
 
@@ -59,3 +61,30 @@ def test_control_characters_in_label_values_stay_data() -> None:
 def test_non_finite_values_are_no_reading() -> None:
     assert finite(1.5) == 1.5
     assert finite(math.nan) is None and finite(math.inf) is None
+
+
+@pytest.mark.parametrize("version", ["0.5.11", "0.5.23"])
+def test_reading_only_the_families_read_gives_the_same_figures(version: str) -> None:
+    full, kept = parse(page(version)), parse(page(version), read_names(version))
+    assert isinstance(full, Exposition) and isinstance(kept, Exposition)
+    assert len(kept.samples) < len(full.samples) / 2
+    assert from_metrics(kept, version=version) == from_metrics(full, version=version)
+    assert {s.name for s in kept.samples} <= {s.name for s in full.samples}
+
+
+def test_only_keeps_a_familys_metadata_and_suffixed_samples() -> None:
+    text = (
+        '# HELP a_seconds h\n# TYPE a_seconds histogram\na_seconds_bucket{le="+Inf"} 1\na_seconds_count 1\n'
+        'a_seconds_sum 0.5\nb_total 3\nb_totally 4\n# TYPE c gauge\nc{x="1"} 2\nc\t5\n#\n'
+    )
+    assert only(text, frozenset({"a_seconds", "c"})).splitlines() == [
+        "# HELP a_seconds h", "# TYPE a_seconds histogram", 'a_seconds_bucket{le="+Inf"} 1', "a_seconds_count 1",
+        "a_seconds_sum 0.5", "# TYPE c gauge", 'c{x="1"} 2', "c\t5",
+    ]  # fmt: skip
+    assert only(text, frozenset({"b_total"})).splitlines() == ["b_total 3"]
+
+
+def test_a_hostile_line_counts_only_in_a_family_read() -> None:
+    text = 'other{a="b} 1\nsglang:x 2\n'
+    assert isinstance(parse(text, frozenset({"sglang:x"})), Exposition)
+    assert isinstance(parse(text), ExpositionError)
