@@ -5,13 +5,13 @@ Two pure pieces, checked against Debian's Prometheus 2.42 (tests/sglang/test_his
 - ``quantile``: ``histogram_quantile`` of promql/quantile.go (2.42's ``bucketQuantile``): buckets sorted
   by upper bound, equal bounds merged, counts made monotonic, linear interpolation inside a bucket from
   0 (or the bucket below), the +Inf bucket answered by the highest finite bound. Where Prometheus says NaN
-  because nothing was observed we say ``None``; its other NaNs (q NaN, no +Inf bucket, under two buckets)
-  and ±Inf (q out of [0, 1]) are kept.
+  because nothing was observed we say ``None``; its other NaNs (q NaN, no +Inf bucket, under two buckets,
+  q = 0 over an empty first bucket: Go's 0/0) and ±Inf (q out of [0, 1]) are kept.
 - ``HistogramHistory``: each series' cumulative buckets per scrape, and a window's increase: per bucket,
   as Prometheus' ``increase()`` over the samples in ``[now - seconds, now]`` counts it (a count that goes
   down is a restart, and what it reads then is new) but without its extrapolation to the window's edges:
   a panel shows what was observed, not an estimate. Then summed across series bucket by bucket
-  (``sum by (le)``).
+  (``sum by (le)``). Each scrape keeps its running increase, so a window costs one difference per series.
 
 One deliberate difference from Prometheus 2.42: a series that first appears in a scrape after an earlier
 scrape in the window (SGLang's labelled histograms have no series before their first request) counts from
@@ -74,7 +74,17 @@ def quantile(q: float, buckets: Buckets) -> float | None:
         start = ordered[b - 1][0]
         in_bucket -= ordered[b - 1][1]
         rank -= ordered[b - 1][1]
-    return start + (end - start) * (rank / in_bucket)
+    return start + (end - start) * _go_divide(rank, in_bucket)
+
+
+def _go_divide(a: float, b: float) -> float:
+    """a / b as Go's float64 division: by zero is NaN or ±Inf, not an error (q = 0 over an empty first
+    bucket is 0 / 0, NaN in Prometheus)."""
+    if b != 0:
+        return a / b
+    if a == 0 or math.isnan(a):
+        return math.nan
+    return math.copysign(math.inf, a) * math.copysign(1.0, b)
 
 
 def _coalesce(ordered: list[tuple[float, float]]) -> list[tuple[float, float]]:
@@ -116,11 +126,48 @@ def _search(n: int, f: Callable[[int], bool]) -> int:
 
 @dataclass
 class _Series:
-    """One series' recent scrapes; when it was first read, and the scrape before that (its zero), if any."""
+    """One series' recent scrapes: their times, buckets, and each bucket's running increase (restarts
+    read as Prometheus does) since the first one kept, so a window is one difference. Also when the series
+    was first read, and the scrape before that (its zero), if any."""
 
     first_seen: float
     born_after: float | None
-    samples: deque[tuple[float, Buckets]] = field(default_factory=deque)
+    times: deque[float] = field(default_factory=deque)
+    buckets: deque[Buckets] = field(default_factory=deque)
+    running: deque[tuple[float, ...]] = field(default_factory=deque)
+
+    def append(self, at: float, buckets: Buckets) -> None:
+        if self.buckets:
+            steps = (
+                now - was if now >= was else now
+                for (_, was), (_, now) in zip(self.buckets[-1], buckets, strict=True)
+            )
+            self.running.append(tuple(r + step for r, step in zip(self.running[-1], steps, strict=True)))
+        else:
+            self.running.append((0.0,) * len(buckets))
+        self.times.append(at)
+        self.buckets.append(buckets)
+
+    def drop_before(self, oldest: float) -> None:
+        while self.times and self.times[0] < oldest:
+            self.times.popleft()
+            self.buckets.popleft()
+            self.running.popleft()
+
+    def increase(self, start: float, end: float) -> Buckets | None:
+        """The increase per bucket over the scrapes in [start, end]; from zero when the first of them is
+        the series' first and the scrape before it is in the window too."""
+        first = bisect.bisect_left(self.times, start)
+        last = bisect.bisect_right(self.times, end) - 1
+        if first > last:
+            return None
+        bounds = [bound for bound, _ in self.buckets[first]]
+        totals = [b - a for a, b in zip(self.running[first], self.running[last], strict=True)]
+        if self.times[first] == self.first_seen and self.born_after is not None and start <= self.born_after:
+            totals = [t + value for t, (_, value) in zip(totals, self.buckets[first], strict=True)]
+        elif first == last:
+            return None
+        return tuple(zip(bounds, totals, strict=True))
 
 
 class HistogramHistory:
@@ -140,7 +187,7 @@ class HistogramHistory:
 
     def __len__(self) -> int:
         """How many scrapes of all series are held (the memory bound's measure)."""
-        return sum(len(s.samples) for s in self._series.values())
+        return sum(len(s.times) for s in self._series.values())
 
     @property
     def series(self) -> frozenset[SeriesKey]:
@@ -153,22 +200,23 @@ class HistogramHistory:
             raise HistogramError(f"scrape at {at} is older than the last one at {self._scrapes[-1]}")
         if not self._scrapes or at > self._scrapes[-1]:
             self._scrapes.append(at)
-        self._prune(at)
+            self._prune(at)
 
     def add(self, at: float, key: SeriesKey, buckets: Buckets) -> None:
         """One series' cumulative ``buckets`` (sorted, last +Inf) read at ``at`` seconds."""
         _check_buckets(key, buckets)
         self.scraped(at)
         series = self._series.get(key)
-        if series is not None and series.samples:
-            last_at, last = series.samples[-1]
-            if at <= last_at:
-                raise HistogramError(f"series {_said(key)} was already read at {last_at}, not before {at}")
-            if [b for b, _ in last] != [b for b, _ in buckets]:
+        if series is not None:
+            if at <= series.times[-1]:
+                raise HistogramError(
+                    f"series {_said(key)} was already read at {series.times[-1]}, not at {at}"
+                )
+            if [b for b, _ in series.buckets[-1]] != [b for b, _ in buckets]:
                 series = None  # new bucket bounds: a different server; start the series again
         if series is None:
             series = self._series[key] = _Series(at, self._scrape_before(at))
-        series.samples.append((at, buckets))
+        series.append(at, buckets)
 
     def window(
         self, now: float, seconds: float, key_filter: Callable[[SeriesKey], bool] | None = None
@@ -176,6 +224,7 @@ class HistogramHistory:
         """The observations of the series ``key_filter`` keeps in ``[now - seconds, now]``, summed by bucket;
         ``None`` when no series has two scrapes (or a scrape and its zero) there. Zero counts mean scraped,
         nothing observed."""
+        _check_time(now)
         if not 0 < seconds <= self.horizon:
             raise HistogramError(f"a window of {seconds!r} s: between 0 and the {self.horizon} s kept")
         start = now - seconds
@@ -183,7 +232,7 @@ class HistogramHistory:
             inc
             for key, s in self._series.items()
             if key_filter is None or key_filter(key)
-            if (inc := _increase(s, start, now)) is not None
+            if (inc := s.increase(start, now)) is not None
         ]
         return _sum_by_le(increases) if increases else None
 
@@ -197,28 +246,9 @@ class HistogramHistory:
         while len(self._scrapes) > 1 and self._scrapes[1] < oldest:
             self._scrapes.popleft()
         for key in list(self._series):
-            samples = self._series[key].samples
-            while samples and samples[0][0] < oldest:
-                samples.popleft()
-            if not samples:
+            self._series[key].drop_before(oldest)
+            if not self._series[key].times:
                 del self._series[key]
-
-
-def _increase(series: _Series, start: float, end: float) -> Buckets | None:
-    """The series' increase per bucket over its scrapes in [start, end], a drop read as a restart."""
-    inside = [(at, buckets) for at, buckets in series.samples if start <= at <= end]
-    if not inside:
-        return None
-    points = [buckets for _, buckets in inside]
-    if inside[0][0] == series.first_seen and series.born_after is not None and start <= series.born_after:
-        points.insert(0, tuple((bound, 0.0) for bound, _ in points[0]))
-    if len(points) < 2:
-        return None
-    totals = [0.0] * len(points[0])
-    for before, after in itertools.pairwise(points):
-        for i, ((_, was), (_, now)) in enumerate(zip(before, after, strict=True)):
-            totals[i] += now - was if now >= was else now
-    return tuple((bound, total) for (bound, _), total in zip(points[0], totals, strict=True))
 
 
 def _sum_by_le(increases: Iterable[Buckets]) -> Buckets:

@@ -82,6 +82,12 @@ def test_nan_counts_follow_go_binary_search() -> None:
     assert quantile(0.5, hist(1, 2, 3, math.nan)) == 10.0
 
 
+def test_q_zero_over_an_empty_first_bucket_is_nan_as_in_go() -> None:
+    # rank 0 lands in the first bucket, whose count 0 makes 0/0: NaN in Prometheus, not an exception.
+    assert math.isnan(quantile(0.0, hist(0, 1, 1, 1)) or 0.0)
+    assert quantile(0.0, hist(1, 1, 1, 1)) == 0.0
+
+
 def test_count_is_the_inf_bucket() -> None:
     assert count(hist(1, 2, 3, 7)) == 7
     assert count(()) == 0
@@ -94,6 +100,7 @@ monotonic = st.lists(st.integers(0, 50), min_size=4, max_size=4).map(
 
 @given(monotonic, st.floats(0, 1), st.floats(0, 1))
 def test_quantile_grows_with_q_and_stays_inside_the_bounds(buckets: Buckets, p: float, q: float) -> None:
+    p, q = max(p, 1e-9), max(q, 1e-9)  # q = 0 can be NaN (the test above)
     low, high = quantile(min(p, q), buckets), quantile(max(p, q), buckets)
     if count(buckets) == 0:
         assert low is None and high is None
@@ -295,3 +302,5 @@ def test_windows_and_horizons_out_of_range_are_refused() -> None:
     for seconds in (0.0, -1.0, 61.0, math.nan):
         with pytest.raises(HistogramError, match="window"):
             history.window(0, seconds)
+    with pytest.raises(HistogramError, match="finite"):
+        history.window(math.inf, 60)

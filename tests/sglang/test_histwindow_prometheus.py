@@ -29,7 +29,7 @@ from pathlib import Path
 import pytest
 from prometheus_client import CollectorRegistry, Histogram
 
-from gdnconsole.sglang.histwindow import Buckets, HistogramHistory, SeriesKey, quantile
+from gdnconsole.sglang.histwindow import Buckets, HistogramHistory, SeriesKey, count, quantile
 from tests import needs
 
 NAME = "sglang:time_to_first_token_seconds"
@@ -43,7 +43,7 @@ SCRAPES = 40
 RESTARTS = {12, 25}  # the server restarts just before these scrapes
 QUIET = range(31, 38)  # a minute with nothing observed: both say so (NaN there, None here)
 WINDOWS = (60, 300)
-QUANTILES = (0.5, 0.9, 0.99)
+QUANTILES = (0.0, 0.5, 0.9, 0.99, 1.0)
 
 
 class Server:
@@ -173,16 +173,13 @@ def _query(url: str, expr: str, at: int) -> list[dict[str, object]]:
     return result
 
 
-def _theirs(url: str, q: float, window: int, at: int) -> float | None:
+def _theirs(url: str, q: float, window: int, at: int) -> float:
     expr = f'histogram_quantile({q}, sum by (le) (increase({{__name__="{NAME}_bucket"}}[{window}s])))'
     result = _query(url, expr, at)
-    if not result:
-        return None
     assert len(result) == 1, result
     value = result[0]["value"]
     assert isinstance(value, list)
-    number = float(value[1])
-    return None if math.isnan(number) else number
+    return float(value[1])
 
 
 def test_prometheus_holds_every_scrape(prometheus: str) -> None:
@@ -193,7 +190,7 @@ def test_prometheus_holds_every_scrape(prometheus: str) -> None:
 
 def test_quantiles_over_windows_match_prometheus(prometheus: str) -> None:
     history = HistogramHistory(horizon=max(WINDOWS))
-    compared = restarts_inside = nothing = 0
+    compared = restarts_inside = nothing = zero_over_zero = 0
     for at, series in _scrapes():
         for key, buckets in series.items():
             history.add(at, key, buckets)
@@ -206,13 +203,18 @@ def test_quantiles_over_windows_match_prometheus(prometheus: str) -> None:
             for q in QUANTILES:
                 mine = quantile(q, ours)
                 theirs = _theirs(prometheus, q, window, at)
-                assert (mine is None) == (theirs is None), (at, window, q, mine, theirs)
-                nothing += mine is None
-                if mine is not None and theirs is not None:
-                    assert mine == pytest.approx(theirs, abs=1e-9, rel=0), (at, window, q)
+                said = (at, window, q, mine, theirs)
+                if mine is None:  # nothing observed: Prometheus' NaN
+                    assert math.isnan(theirs) and count(ours) == 0, said
+                    nothing += 1
+                elif math.isnan(mine):  # q = 0 over an empty first bucket: 0/0 on both sides
+                    assert math.isnan(theirs), said
+                    zero_over_zero += 1
+                else:
+                    assert mine == pytest.approx(theirs, abs=1e-9, rel=0), said
                 compared += 1
     assert compared == len(QUANTILES) * sum(SCRAPES - w // STEP for w in WINDOWS)
-    assert restarts_inside > 0 and nothing > 0
+    assert restarts_inside > 0 and nothing > 0 and zero_over_zero > 0
 
 
 def test_the_second_restart_is_seen_by_some_buckets_only() -> None:
