@@ -122,6 +122,35 @@ class Proof:
         )
 
 
+@dataclass(frozen=True)
+class Served:
+    """What the attempt's server did while the console polled its figures (host/servingfeed.py Summary):
+    peak running requests, TTFT p90 since it started, mean decode tokens/s and accept length."""
+
+    peak_running: int | None
+    ttft_p90_s: float | None
+    mean_tokens_s: float | None
+    accept_length: float | None
+    polls: int
+
+    @classmethod
+    def parse(cls, raw: Any) -> Served | None:
+        if not isinstance(raw, Mapping):
+            return None
+        peak, polls = raw.get("peak_running"), raw.get("polls")
+        number = {
+            k: float(v) if _is_number(v := raw.get(k)) else None
+            for k in ("ttft_p90_s", "mean_tokens_s", "accept_length")
+        }
+        return cls(
+            peak if _is_int(peak) and peak >= 0 else None,
+            number["ttft_p90_s"],
+            number["mean_tokens_s"],
+            number["accept_length"],
+            polls if _is_int(polls) and polls >= 0 else 0,
+        )
+
+
 @dataclass
 class Attempt:
     number: int
@@ -140,6 +169,7 @@ class Attempt:
     pid: int | None = None  # of the server's main process, once started
     verify: Proof | None = None  # the latest proof that the server answers, or does not
     id: str = ""  # random, unique: what a later line of the same attempt is written under ("": legacy)
+    served: Served | None = None  # its load and latencies while the console watched it serve
 
     @property
     def key(self) -> str:
@@ -229,6 +259,7 @@ def parse_attempt(raw: Any) -> Attempt:
         pid=get("pid"),
         verify=Proof.parse(get("verify")),
         id=get("id", ""),
+        served=Served.parse(get("served")),
     )
 
 

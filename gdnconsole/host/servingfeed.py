@@ -13,8 +13,8 @@ from __future__ import annotations
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass
 
+from gdnconsole.host.journal import Served
 from gdnconsole.host.servingpoll import LOADS, METRICS, SERVER_INFO, EndpointReply, ServingRound
 from gdnconsole.sglang import exposition, loads, servingfigures
 from gdnconsole.sglang.histwindow import HistogramHistory
@@ -23,27 +23,6 @@ from gdnconsole.sglang.servingfigures import LATENCIES, Latency, Pool, ServingFi
 
 WINDOWS_S = (60.0, 300.0)
 HISTORY_POINTS = 120  # sparkline points: two minutes at the poll's once a second
-
-
-@dataclass(frozen=True)
-class Summary:
-    """What the journal keeps of an attempt while it served: peak running requests, TTFT p90 since the
-    server started, mean decode tokens/s over polls that measured it, mean accept length likewise."""
-
-    peak_running: int | None
-    ttft_p90_s: float | None
-    mean_tokens_s: float | None
-    accept_length: float | None
-    polls: int
-
-    def to_json(self) -> dict[str, object]:
-        return {
-            "peak_running": self.peak_running,
-            "ttft_p90_s": self.ttft_p90_s,
-            "mean_tokens_s": self.mean_tokens_s,
-            "accept_length": self.accept_length,
-            "polls": self.polls,
-        }
 
 
 def _total(values: list[float | int | None]) -> float | None:
@@ -163,9 +142,11 @@ class ServingFeed:
             return None
         return servingfigures.windowed(history, self.last_t, seconds)
 
-    def summary(self) -> Summary:
+    def summary(self) -> Served:
+        """What the journal keeps of the attempt: peak running, TTFT p90 since the server started, mean
+        decode tokens/s and accept length over the polls that measured them."""
         ttft = self.figures.ttft_s if self.figures is not None else None
-        return Summary(
+        return Served(
             peak_running=self._peak,
             ttft_p90_s=ttft.p90 if ttft is not None else None,
             mean_tokens_s=_mean(self._tokens),

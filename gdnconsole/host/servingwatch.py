@@ -15,12 +15,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
-from gdnconsole.host.servingfeed import ServingFeed
 from gdnconsole.host.servingpoll import LOADS, METRICS, PATHS, SERVER_INFO, ServingRound
 from gdnconsole.host.topics import Topic
 
 if TYPE_CHECKING:
+    from gdnconsole.host.journal import Served
     from gdnconsole.host.replies import Message
+    from gdnconsole.host.servingfeed import ServingFeed
     from gdnconsole.host.state import HostFacts, Server
     from gdnconsole.sglang.servingfigures import Pool
     from gdnconsole.sglang.tracker import Startup
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
 FAST_S = 1.0  # the agent's floor: at most once a second
 QUIET_S = 5.0  # when each poll would write access-log lines
 EXCLUDE_FLAG = "--uvicorn-access-log-exclude-prefixes"
+KEEP_EVERY = 30  # polls with figures between two journal writes of what the server did
 MAMBA_NUMBERS = ("mamba_conv_gb", "mamba_ssm_gb")  # a rank that sized a mamba pool (sglang/memory.py)
 
 
@@ -89,10 +91,18 @@ def pools_of(startup: Startup | None) -> frozenset[Pool]:
 
 
 class ServingWatch:
-    def __init__(self, session: WatchedHost, server_argv: Callable[[], list[str]]) -> None:
-        """``server_argv``: the server's command line, else the profile's (host/serving.py's Endpoint)."""
+    def __init__(
+        self,
+        session: WatchedHost,
+        server_argv: Callable[[], list[str]],
+        keep: Callable[[int, Served], None] | None = None,
+    ) -> None:
+        """``server_argv``: the server's command line, else the profile's (host/serving.py's Endpoint).
+        ``keep(pid, served)``: what a server did while watched, for its journal attempt, every
+        KEEP_EVERY polls with figures and when the feed moves to another server."""
         self.session = session
         self.server_argv = server_argv
+        self.keep = keep
         self.owners: set[object] = set()
         self.feed: ServingFeed | None = None
         self._feed_of: tuple[int, int] | None = None  # (pid, port) of the server the feed follows
@@ -145,19 +155,30 @@ class ServingWatch:
         interval = FAST_S if quiet_paths(argv, paths) else QUIET_S
         return Ask(bind_host(argv), server.port, interval, paths, api_key(argv))
 
+    def _keep(self) -> None:
+        if self.keep is not None and self.feed is not None and self._feed_of is not None and self.feed.polls:
+            self.keep(self._feed_of[0], self.feed.summary())
+
     def take(self, message: dict[str, Any]) -> None:
         """A ``serving`` frame: into the feed of the server it was polled from."""
         round_ = ServingRound.parse(message)
         server = self.session.server
         if round_ is None or server is None or round_.port != server.port:
             return  # damaged, or a poll of the server before this one
+        # The feed, and prometheus_client's parser with it, load with the first poll, not with the session.
+        from gdnconsole.host.servingfeed import ServingFeed
+
         key = (server.pid, round_.port)
         if self.feed is None or self._feed_of != key:
+            self._keep()
             self.feed = ServingFeed(version=self.session.facts.sglang, pools=pools_of(self.session.startup))
             self._feed_of = key
         had = self.feed.figures is not None
         self.feed.pools = pools_of(self.session.startup)
+        polls = self.feed.polls
         self.feed.take(round_)
+        if self.feed.polls != polls and self.feed.polls % KEEP_EVERY == 0:
+            self._keep()
         if not had and self.feed.figures is not None:
             self.refresh()  # the first figures say which source to keep asking
         self.session.notify("figures")

@@ -38,6 +38,7 @@ from gdnconsole.sglang.decodepoints import DecodePoint
 from gdnconsole.sglang.tracker import Startup
 
 if TYPE_CHECKING:
+    from gdnconsole.host.journal import Served
     from gdnconsole.host.sshlink import SshLink
     from gdnconsole.host.state import Gpu, Hello, HostFacts, Rank, Server, ServerExit, ServerRecord
 
@@ -109,7 +110,7 @@ class HostSession:
         self.serving = self.endpoint.serving
         self.prober = self.endpoint.prober
         # The server's own load and latency figures, polled by the agent while someone wants them.
-        self.figures = ServingWatch(self, self.endpoint.server_argv)
+        self.figures = ServingWatch(self, self.endpoint.server_argv, self._keep_served)
 
     # -- listeners ---------------------------------------------------------------------------------
 
@@ -462,6 +463,17 @@ class HostSession:
         if sent is not None:
             self.rtt_ms = (time.monotonic() - sent) * 1000.0
             self.notify("link")
+
+    def _keep_served(self, pid: int, served: Served) -> None:
+        """What the server of a journal attempt did while watched, on that attempt (if it is one)."""
+        from gdnconsole.host.journal import Journal, JournalError
+
+        journal = Journal(self.host.name)
+        with contextlib.suppress(JournalError, OSError):  # the figures stay on screen all the same
+            attempt = journal.of_pid(pid)
+            if attempt is not None and attempt.served != served:
+                attempt.served = served
+                journal.update(attempt)
 
     # -- derived state -----------------------------------------------------------------------------
 
