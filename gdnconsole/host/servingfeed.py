@@ -18,7 +18,7 @@ from gdnconsole.host.journal import Served
 from gdnconsole.host.servingpoll import LOADS, METRICS, SERVER_INFO, EndpointReply, ServingRound
 from gdnconsole.sglang import exposition, loads, servingfigures
 from gdnconsole.sglang.histwindow import HistogramHistory
-from gdnconsole.sglang.metricfacts import Figure, families
+from gdnconsole.sglang.metricfacts import Figure, families, read_names
 from gdnconsole.sglang.servingfigures import LATENCIES, Latency, Pool, ServingFigures
 
 WINDOWS_S = (60.0, 300.0)
@@ -86,7 +86,8 @@ class ServingFeed:
         self.metrics_off = reply.status == 404
         if not reply.ok or reply.body is None:
             return None
-        parsed = exposition.parse(reply.body)
+        version = self.version or (self.info.version if self.info else None)
+        parsed = exposition.parse(reply.body, read_names(version))  # a third of the page's cost
         if isinstance(parsed, exposition.ExpositionError):
             return None
         figures = servingfigures.from_metrics(parsed, self.info, version=self.version, pools=self.pools)
