@@ -17,7 +17,7 @@ from collections.abc import Callable
 from gdnconsole.host.journal import Served
 from gdnconsole.host.servingpoll import LOADS, METRICS, SERVER_INFO, EndpointReply, ServingRound
 from gdnconsole.sglang import exposition, loads, servingfigures
-from gdnconsole.sglang.histwindow import HistogramHistory
+from gdnconsole.sglang.histwindow import HistogramError, HistogramHistory
 from gdnconsole.sglang.metricfacts import Figure, families, read_names
 from gdnconsole.sglang.servingfigures import LATENCIES, Latency, Pool, ServingFigures
 
@@ -51,6 +51,7 @@ class ServingFeed:
         self.received: float | None = None  # this machine's clock when the latest figures came
         self.problem: str | None = None  # why the latest round brought no figures
         self.reached = False  # the latest round had an HTTP answer
+        self.unread: str | None = None  # what of the latest /metrics page could not be read
         self.metrics_off = False  # /metrics said 404: only /v1/loads is worth asking
         self.histories = {f: HistogramHistory() for f in LATENCIES}
         self.running: deque[float | None] = deque(maxlen=HISTORY_POINTS)
@@ -68,12 +69,13 @@ class ServingFeed:
     def take(self, round_: ServingRound) -> None:
         self.rounds += 1
         self.reached = round_.reached
+        self.unread = None
         info = round_.reply(SERVER_INFO)
         if info is not None and info.ok and info.body is not None:
             self.info = loads.parse_server_info(exposition_json(info.body))
         figures = self._from_metrics(round_) or self._from_loads(round_)
         if figures is None:
-            self.problem = _why_nothing(round_)
+            self.problem = self.unread or _why_nothing(round_)
             return
         self.figures, self.received, self.problem = figures, self.clock(), None
         self.version = figures.version or self.version
@@ -89,14 +91,26 @@ class ServingFeed:
         version = self.version or (self.info.version if self.info else None)
         parsed = exposition.parse(reply.body, read_names(version))  # a third of the page's cost
         if isinstance(parsed, exposition.ExpositionError):
+            self.unread = parsed.message
+            return None
+        if not parsed.samples:
+            self.unread = "/metrics holds none of the families SGLang serves its figures in"
             return None
         figures = servingfigures.from_metrics(parsed, self.info, version=self.version, pools=self.pools)
         self.last_t = round_.t
-        fam = families(figures.version)
-        for figure in LATENCIES:
-            for labels, buckets in servingfigures.histogram_series(parsed, fam[figure]):
-                self.histories[figure].add(round_.t, tuple(labels), buckets)
+        self._add_histograms(round_.t, parsed, figures.version)
         return figures
+
+    def _add_histograms(self, at: float, parsed: exposition.Exposition, version: str | None) -> None:
+        fam = families(version)
+        for figure in LATENCIES:
+            history = self.histories[figure]
+            history.scraped(at)  # a series that first appears after this poll counts from zero
+            for labels, buckets in servingfigures.histogram_series(parsed, fam[figure]):
+                try:
+                    history.add(at, tuple(labels), buckets)
+                except HistogramError as exc:  # a page that repeats a bound, or a series read twice
+                    self.unread = f"/metrics: {exc}"
 
     def _from_loads(self, round_: ServingRound) -> ServingFigures | None:
         reply = round_.reply(LOADS)

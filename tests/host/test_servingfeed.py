@@ -160,3 +160,11 @@ def test_an_ask_is_the_agents_request() -> None:
         "paths": ["/metrics"],
         "api_key": None,
     }
+
+
+def test_a_page_that_repeats_a_bound_is_said_not_raised() -> None:
+    feed = ServingFeed(version="0.5.23")
+    page_text = ttft_page((1, 1, 1, 1)).replace('le="0.5"', 'le="1"')  # bounds 0.1, 1, 1.0, +Inf
+    feed.take(round_at(0.0, reply(METRICS, 200, page_text)))
+    assert feed.unread is not None and feed.unread.startswith("/metrics:")
+    assert feed.figures is not None  # the gauges are read all the same
