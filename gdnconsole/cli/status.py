@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from gdnconsole.host.state import Gpu
 
 SETTLE_TIMEOUT_S = 30.0
+FIGURES_TIMEOUT_S = 8.0  # the agent's round: three requests of at most 2 s each
 
 
 def _settled(session: HostSession) -> bool:
@@ -36,10 +37,30 @@ def _settled(session: HostSession) -> bool:
     return session.link is not LinkState.CONNECTING
 
 
+def _serves(session: HostSession) -> bool:
+    """Connected to a server whose log says it is ready: its own endpoints are worth a poll."""
+    startup = session.startup
+    return (
+        session.link is LinkState.CONNECTED and session.server is not None and bool(startup and startup.ready)
+    )
+
+
+async def _poll_figures(session: HostSession) -> None:
+    """One round of the server's own figures (load, queue, latencies), or none within FIGURES_TIMEOUT_S."""
+    owner = object()
+    session.figures.want(owner, True)
+    try:
+        await session.wait_until(lambda: session.figures.feed is not None, FIGURES_TIMEOUT_S)
+    finally:
+        session.figures.want(owner, False)
+
+
 async def _run_until_settled(session: HostSession, timeout: float) -> None:
     runner = asyncio.create_task(session.run())
     try:
         await session.wait_until(lambda: _settled(session), timeout)
+        if _serves(session):
+            await _poll_figures(session)
     finally:
         await session.stop()
         runner.cancel()
@@ -101,7 +122,18 @@ def _server_json(session: HostSession) -> dict[str, Any] | None:
         "fatal": {"line": fatal.line, "summary": fatal.summary} if fatal else None,
         "log": session.log.path,
         **_serving_json(session),
+        "figures": _figures_json(session),
     }
+
+
+def _figures_json(session: HostSession) -> dict[str, Any] | None:
+    """The server's own load and latency figures (`serving --json`'s shape) with their age and, when
+    the last poll brought none, why; None when none were polled."""
+    feed = session.figures.feed
+    if feed is None:
+        return None
+    figures = feed.figures.to_json() if feed.figures is not None else None
+    return {"now": figures, "age_s": feed.age(), "problem": feed.problem}
 
 
 def _serving_json(session: HostSession) -> dict[str, Any]:
