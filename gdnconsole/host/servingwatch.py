@@ -23,7 +23,8 @@ if TYPE_CHECKING:
     from gdnconsole.host.replies import Message
     from gdnconsole.host.servingfeed import ServingFeed
     from gdnconsole.host.state import HostFacts, Server
-    from gdnconsole.sglang.servingfigures import Pool
+    from gdnconsole.sglang.decodepoints import DecodePoint
+    from gdnconsole.sglang.servingfigures import Pool, ServingFigures
     from gdnconsole.sglang.tracker import Startup
 
 FAST_S = 1.0  # the agent's floor: at most once a second
@@ -42,6 +43,8 @@ class WatchedHost(Protocol):
     def facts(self) -> HostFacts: ...
     @property
     def startup(self) -> Startup | None: ...
+    @property
+    def decode_points(self) -> Sequence[DecodePoint]: ...
     def notify(self, topic: Topic) -> None: ...
     async def send(self, message: Message) -> None: ...
 
@@ -154,6 +157,19 @@ class ServingWatch:
             paths = PATHS
         interval = FAST_S if quiet_paths(argv, paths) else QUIET_S
         return Ask(bind_host(argv), server.port, interval, paths, api_key(argv))
+
+    def shown(self) -> ServingFigures | None:
+        """What to show of the server now: the polled figures while they are current, else the log's
+        last Decode line (source "log"), else the last polled figures (their age says how old), else None."""
+        from gdnconsole.sglang.servingfigures import from_decode
+
+        feed = self.feed
+        if feed is not None and feed.figures is not None and feed.problem is None:
+            return feed.figures
+        points = self.session.decode_points
+        if points and self.session.server is not None:
+            return from_decode(points[-1], self.session.facts.sglang)
+        return feed.figures if feed is not None else None
 
     def _keep(self) -> None:
         if self.keep is not None and self.feed is not None and self._feed_of is not None and self.feed.polls:

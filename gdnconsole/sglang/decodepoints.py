@@ -19,6 +19,9 @@ class DecodePoint:
     gen_throughput: float  # tokens/s over the last decode-log interval
     accept_len: float | None  # speculative accept length (None without speculation)
     running: int | None  # running requests
+    queued: int | None = None  # requests waiting
+    token_usage: float | None = None  # the KV pool's (0.5.23 says "full token usage" on hybrid models)
+    mamba_usage: float | None = None  # the mamba state pool's (hybrid models)
 
 
 def last_points(data: bytes, limit: int) -> list[DecodePoint]:
@@ -49,10 +52,13 @@ def parse(text: str) -> DecodePoint | None:
     rate = numbers.get("gen_throughput")
     if rate is None:
         return None
-    running = numbers.get("running_req")
+    running, queued = numbers.get("running_req"), numbers.get("queue_req")
     return DecodePoint(
         time=line.time,
         gen_throughput=rate,
         accept_len=numbers.get("accept_len"),
         running=int(running) if running is not None else None,
+        queued=int(queued) if queued is not None else None,
+        token_usage=numbers.get("token_usage"),
+        mamba_usage=numbers.get("mamba_usage"),
     )

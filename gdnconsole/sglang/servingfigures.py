@@ -20,6 +20,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Literal
 
+from gdnconsole.sglang.decodepoints import DecodePoint
 from gdnconsole.sglang.exposition import Exposition, Labels, Sample, finite
 from gdnconsole.sglang.histwindow import Buckets, HistogramHistory, quantile
 from gdnconsole.sglang.loads import InternalState, Loads, ServerInfo
@@ -369,3 +370,24 @@ def with_latencies(
 ) -> ServingFigures:
     """The same figures with windowed latencies in place of "since start"."""
     return replace(figures, ttft_s=ttft, e2e_s=e2e, itl_s=itl, queue_s=queue)
+
+
+def from_decode(point: DecodePoint, version: str | None = None) -> ServingFigures:
+    """The last resort: one ``Decode batch`` line of the log (TP0's), when no endpoint answers. It says
+    running and queued requests, the pools' usage, decode tokens/s and accept length; the rest is not in
+    it (None). Without DP attention the line is the server's; with it, only the first group's."""
+    rank = RankFigures(
+        dp_rank=0,
+        running=point.running,
+        queued=point.queued,
+        max_running=None,
+        token_usage=point.token_usage,
+        gen_throughput=point.gen_throughput,
+        accept_length=_accept(point.accept_len),
+        mamba_usage=point.mamba_usage,
+        swa_usage=None,
+        cache_hit_rate=None,
+        aborted=None,
+        retracted=None,
+    )
+    return ServingFigures("log", version, (rank,), None, None, None, None)

@@ -12,9 +12,11 @@ from typing import Any
 
 from gdnconsole.host.journal import Attempt, Journal, Served
 from gdnconsole.host.replies import LinkLost
+from gdnconsole.host.servingfeed import ServingFeed
 from gdnconsole.host.servingwatch import FAST_S, QUIET_S, ServingWatch
 from gdnconsole.host.state import HostFacts, Server
 from gdnconsole.host.topics import Topic
+from gdnconsole.sglang.decodepoints import DecodePoint, parse
 from tests.host.test_servingfeed import ttft_page
 
 EXCLUDING = ("--uvicorn-access-log-exclude-prefixes", "/metrics", "/v1/loads", "/server_info")
@@ -25,6 +27,7 @@ class Host:
     server: Server | None = None
     facts: HostFacts = field(default_factory=lambda: HostFacts("0.5.23", "9.0", 1, 143771.0))
     startup: None = None
+    decode_points: list[DecodePoint] = field(default_factory=list)
     sent: list[dict[str, Any]] = field(default_factory=list)
     topics: list[Topic] = field(default_factory=list)
     up: bool = True
@@ -48,6 +51,10 @@ def frame(t: float, port: int = 30000, running: int = 2) -> dict[str, Any]:
     body = ttft_page((1, 1, 1, 1), running=running)
     reply = {"path": "/metrics", "status": 200, "error": None, "ms": 1.0, "body": body, "truncated": False}
     return {"type": "serving", "t": t, "host": "127.0.0.1", "port": port, "replies": [reply]}
+
+
+def feed_of(watch: ServingWatch) -> ServingFeed | None:
+    return watch.feed  # read afresh: mypy would keep an earlier narrowing of the attribute
 
 
 async def settled() -> None:
@@ -92,13 +99,14 @@ async def test_frames_of_another_port_are_dropped_and_a_new_server_gets_a_new_fe
     watch = ServingWatch(host, lambda: [])
     watch.want(object(), True)
     watch.take(frame(1.0, port=31000))
-    assert watch.feed is None
+    assert feed_of(watch) is None
     watch.take(frame(1.0))
-    first = watch.feed
+    first = feed_of(watch)
     host.server = server(pid=52)
     watch.take(frame(2.0))
-    second = watch.feed
-    assert second is not None and second is not first and second.polls == 1
+    second = feed_of(watch)
+    assert second is not None
+    assert second is not first and second.polls == 1
 
 
 async def test_a_lost_link_is_asked_again_once_connected() -> None:
@@ -139,3 +147,30 @@ def test_the_journal_keeps_served_and_reads_damage_as_nothing(tmp_path: Any) -> 
         None, None, None, None, 0
     )
     assert Served.parse("x") is None
+
+
+DECODE = (
+    "[2026-07-14 10:40:24] Decode batch, #running-req: 2, #full token: 21312, full token usage: 0.01, "
+    "mamba num: 8, mamba usage: 0.05, accept len: 3.36, accept rate: 0.79, cuda graph: True, "
+    "gen throughput (token/s): 551.63, #queue-req: 0"
+)  # shared/sglang/logs/13-qwen36-0.5.15-mamba-mtp-decode-then-crash.log:1
+
+
+def test_the_log_is_the_last_resort_and_says_so() -> None:
+    point = parse(DECODE)
+    assert point is not None
+    host = Host(server=server(), decode_points=[point])
+    watch = ServingWatch(host, lambda: [])
+    shown = watch.shown()
+    assert shown is not None and shown.source == "log"
+    (rank,) = shown.ranks
+    assert (rank.running, rank.queued, rank.token_usage, rank.mamba_usage) == (2, 0, 0.01, 0.05)
+    assert (rank.gen_throughput, rank.accept_length) == (551.63, 3.36)
+    assert rank.max_running is None and rank.cache_hit_rate is None and shown.ttft_s is None
+    watch.want(object(), True)
+    watch.take(frame(1.0))
+    polled = watch.shown()
+    assert polled is not None and polled.source == "metrics"
+    watch.take({**frame(2.0), "replies": [{"path": "/metrics", "status": None, "error": "timed out"}]})
+    again = watch.shown()
+    assert again is not None and again.source == "log"  # the poll failed: the log's line is newer

@@ -1,5 +1,5 @@
-"""The sparkline's points: throughput, accept length and running requests of each `Decode batch` line
-(FACTS §2.4), from the newest lines of a log chunk, oldest first, one rank's lines only."""
+"""The sparkline's points: throughput, accept length, running and queued requests and the pools' usage of
+each `Decode batch` line (FACTS §2.4), from the newest lines of a log chunk, oldest first, one rank's lines only."""
 
 from __future__ import annotations
 
@@ -42,20 +42,36 @@ def log(*lines: str) -> bytes:
 
 def test_a_speculative_decode_line_gives_its_time_rate_accept_length_and_running_requests() -> None:
     assert parse(EAGLE3) == DecodePoint(
-        time=at("2025-10-22 10:27:57"), gen_throughput=178.86, accept_len=1.95, running=1
+        time=at("2025-10-22 10:27:57"),
+        gen_throughput=178.86,
+        accept_len=1.95,
+        running=1,
+        queued=0,
+        token_usage=0.0,
     )
 
 
 def test_a_hybrid_model_line_without_a_rank_prefix_is_the_only_rank() -> None:
     assert parse(HYBRID) == DecodePoint(
-        time=at("2026-07-14 10:40:24"), gen_throughput=551.63, accept_len=3.36, running=2
+        time=at("2026-07-14 10:40:24"),
+        gen_throughput=551.63,
+        accept_len=3.36,
+        running=2,
+        queued=0,
+        token_usage=0.01,
+        mamba_usage=0.05,
     )
 
 
 def test_without_speculation_there_is_no_accept_length() -> None:
     point = parse(decode("2026-07-14 10:40:25", 42.5, running=7))
     assert point == DecodePoint(
-        time=at("2026-07-14 10:40:25"), gen_throughput=42.5, accept_len=None, running=7
+        time=at("2026-07-14 10:40:25"),
+        gen_throughput=42.5,
+        accept_len=None,
+        running=7,
+        queued=0,
+        token_usage=0.01,
     )
 
 
@@ -77,7 +93,7 @@ def test_a_line_without_a_throughput_is_no_point() -> None:
 
 def test_a_bare_line_without_a_timestamp_gives_a_point_without_a_time() -> None:
     line = "Decode batch, #running-req: 3, #token: 5, gen throughput (token/s): 7.25, #queue-req: 0"
-    assert parse(line) == DecodePoint(time=None, gen_throughput=7.25, accept_len=None, running=3)
+    assert parse(line) == DecodePoint(time=None, gen_throughput=7.25, accept_len=None, running=3, queued=0)
 
 
 @pytest.mark.parametrize("rank", ["TP0", "DP1 TP0", "PP1 TP0"])
@@ -173,7 +189,14 @@ def test_a_chunk_that_starts_with_a_bare_decode_line_reads_it() -> None:
 def test_a_chunk_that_starts_with_an_empty_line_still_reads_the_line_after_it() -> None:
     data = b"\n" + log(decode("2026-07-14 10:40:02", 2.0))
     assert last_points(data, 5) == [
-        DecodePoint(time=at("2026-07-14 10:40:02"), gen_throughput=2.0, accept_len=None, running=1)
+        DecodePoint(
+            time=at("2026-07-14 10:40:02"),
+            gen_throughput=2.0,
+            accept_len=None,
+            running=1,
+            queued=0,
+            token_usage=0.01,
+        )
     ]
 
 
@@ -223,7 +246,14 @@ def test_a_decode_line_without_a_throughput_takes_nothing_from_the_lines_after_i
         decode("2026-07-14 10:40:02", 2.0, running=4),
     )
     assert last_points(data, 5) == [
-        DecodePoint(time=at("2026-07-14 10:40:02"), gen_throughput=2.0, accept_len=None, running=4)
+        DecodePoint(
+            time=at("2026-07-14 10:40:02"),
+            gen_throughput=2.0,
+            accept_len=None,
+            running=4,
+            queued=0,
+            token_usage=0.01,
+        )
     ]
 
 
