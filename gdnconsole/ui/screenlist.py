@@ -88,6 +88,7 @@ DASHBOARD = (
     Binding("p", "prompt", "Prompt", id="dash.prompt"),
     Binding("j", "journal", "Journal", id="dash.journal"),
     Binding("u", "tune", "Tune speculative flags", show=False, id="dash.tune"),
+    Binding("v", "serving", "Serving figures", show=False, id="dash.serving"),
     Binding("right_square_bracket", "next_host", "Next host", key_display="]", id="dash.next_host"),
     Binding("left_square_bracket", "previous_host", "Previous host", show=False, id="dash.previous_host"),
     *_host_bindings(),
@@ -138,6 +139,8 @@ TUNE = (
     Binding("ctrl+l", "relaunch", "Relaunch what ran before", priority=True, id="tune.relaunch"),
     Binding("escape", "stop_or_close", "Stop / close", key_display="esc", id="tune.close"),
 )
+
+SERVING = (Binding("escape,q,v", "close", "Close", key_display="esc", id="serving.close"),)
 
 HOST_PICKER = (
     Binding("space", "mark", "Mark", id="picker.mark"),
@@ -222,6 +225,7 @@ SCREENS: tuple[ScreenSpec, ...] = (
         "tune", ("dashboard",), (Part("tune", TUNE), TABLE), opener="dash.tune", typing=True,
         launching=frozenset({"run", "relaunch"}),
     ),
+    ScreenSpec("serving", ("dashboard",), (Part("serving", SERVING),), opener="dash.serving"),
     ScreenSpec(
         "confirmation", ("dashboard",),
         (Part("confirmations", CONFIRM),),

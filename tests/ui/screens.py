@@ -44,6 +44,7 @@ from tests.ui.dashboard_helpers import (
     until,
 )
 from tests.ui.fixtures import ct129_lines, startup, write_log
+from tests.ui.servingshot import fed, tuned_store
 from tests.ui.test_flagform_snapshots import NEW, OLD, form_with_error, relaunch_plan
 from tests.ui.test_prompt_snapshots import burst_results, prompt_app, streaming
 from tests.ui.tune_shot import tune_shown
@@ -286,6 +287,30 @@ def serving_verified(tmp_path: Path) -> HostSession:
     return verified(serving_session(tmp_path))
 
 
+def serving_app(tmp_path: Path) -> DashboardApp:
+    """The serving ct129 after six minutes of polls (a burst in the last one), its profile tuned."""
+    tuned_store(tmp_path / JOURNAL_DIR, "ct129", "qwen36-mtp")
+    session = verified(serving_session(tmp_path))
+    session.figures.feed = fed()
+    return fixed_app(session, journal_dir=JOURNAL_DIR)
+
+
+def stale_serving_app(tmp_path: Path) -> DashboardApp:
+    """As ``serving_app``, but the last poll of /metrics timed out 12 s ago."""
+    session = verified(serving_session(tmp_path))
+    session.figures.feed = fed(stale_s=12.0)
+    return fixed_app(session, journal_dir=JOURNAL_DIR)
+
+
+async def serving_open(pilot: Pilot[Any]) -> None:
+    from gdnconsole.ui.screens.serving import ServingScreen
+
+    await settle(pilot)
+    await pilot.press("v")
+    assert await until(pilot, lambda: isinstance(pilot.app.screen, ServingScreen), 5)
+    await settle(pilot)
+
+
 def themed_log(theme_name: str) -> Callable[[Path], App[Any]]:
     return lambda tmp_path: log_app(tmp_path, theme_name)
 
@@ -306,6 +331,9 @@ SHOTS: list[Shot] = [
     Shot("log-view-filtered", plain(log_app, filtered)),
     Shot("help", plain(dashboard(serving_verified), after("question_mark"))),
     Shot("tune", plain(dashboard(serving_verified), tune_shown)),
+    Shot("dashboard-serving-strip", plain(serving_app, after())),
+    Shot("dashboard-serving-stale", plain(stale_serving_app, after()), SMALL),
+    Shot("serving", plain(serving_app, serving_open)),
     *(
         Shot(f"dashboard-serving-{name}", plain(dashboard(serving_verified, name), after()))
         for name in THEMES

@@ -33,6 +33,7 @@ from gdnconsole.ui.screens.hostpicker import HostPickerScreen
 from gdnconsole.ui.screens.journal import JournalScreen
 from gdnconsole.ui.screens.logscreen import LogScreen
 from gdnconsole.ui.screens.promptpanel import RECALL_KEYS, PromptScreen
+from gdnconsole.ui.screens.serving import ServingScreen
 from gdnconsole.ui.screens.tune import TuneScreen
 from gdnconsole.ui.widgets.logpane import LogPane
 from gdnconsole.ui.widgets.logview import LogView
@@ -46,6 +47,7 @@ SCREEN_CLASSES: dict[str, type[Screen[object]]] = {
     "journal": JournalScreen,
     "prompt panel": PromptScreen,
     "tune": TuneScreen,
+    "serving": ServingScreen,
     "confirmation": ConfirmScreen,
     "new profile name": AskNameScreen,
     "host key dialog": HostKeyScreen,
@@ -88,6 +90,7 @@ def test_every_opener_is_a_dashboard_binding_and_every_id_is_known_to_the_keymap
         "journal": "dash.journal",
         "prompt panel": "dash.prompt",
         "tune": "dash.tune",
+        "serving": "dash.serving",
     }
     assert set(openers.values()) <= set(dashboard)
     every = {i for s in screenlist.SCREENS for i in ids(s.active())}

@@ -81,6 +81,17 @@ class LogGrew(Message):
         return isinstance(message, LogGrew) and message.index == self.index
 
 
+class FiguresChanged(Message):
+    """Host ``index``'s serving figures were polled; a newer one for the same host replaces a queued one."""
+
+    def __init__(self, index: int) -> None:
+        super().__init__()
+        self.index = index
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, FiguresChanged) and message.index == self.index
+
+
 class ServerExited(Message):
     """The agent saw the server of host ``index`` exit: its fatal summary is shown at once."""
 
@@ -183,6 +194,7 @@ class DashboardScreen(Screen[None]):
         for i, session in enumerate(self.sessions):
             session.subscribe(self._listener(i))
         if self.start:
+            self.sessions[self.active_index].figures.want(self, True)  # the host on screen only
             # After the first frame: connecting loads asyncssh (~0.15 s) on this loop, and the screen
             # must be up before any link is.
             self.call_after_refresh(self._run_all)
@@ -201,6 +213,9 @@ class DashboardScreen(Screen[None]):
         """Called on the loop's thread by the session: post, never block."""
 
         def changed(topic: Topic) -> None:
+            if topic == "figures":  # the strip alone: the rest of the tab did not change
+                self.post_message(FiguresChanged(index))
+                return
             if topic == "log":
                 self.post_message(LogGrew(index))  # and the stage on the status bar may have moved
             self.post_message(ServerExited(index) if topic == "server_exit" else HostChanged(index))
@@ -249,6 +264,10 @@ class DashboardScreen(Screen[None]):
     def on_log_grew(self, message: LogGrew) -> None:
         if message.index == self.active_index:
             self.panes[message.index].log_pane.catch_up()
+
+    def on_figures_changed(self, message: FiguresChanged) -> None:
+        if message.index == self.active_index:
+            self.panes[message.index].refresh_figures()
 
     def on_server_exited(self, message: ServerExited) -> None:
         if self._launches is not None:
@@ -299,6 +318,7 @@ class DashboardScreen(Screen[None]):
         pane = self.panes[index]
         pane.launch_note = self._launch_note(index)
         pane.refresh_host()
+        pane.refresh_figures()  # a stale strip's age moves with the clock
         self.call_after_refresh(self._place_toasts)  # the GPU panel's height follows the GPUs listed
 
     def toast_rows(self) -> int:
@@ -323,12 +343,20 @@ class DashboardScreen(Screen[None]):
     def show_host(self, index: int) -> None:
         if 0 <= index < len(self.sessions) and index != self.active_index:
             self.app.clear_notifications()  # what was said on the other tab is about that host
+            self._want_figures(self.active_index, False)
             self.switcher.current = f"host-{index}"
+            self._want_figures(index, True)
             self._paint_tab(index)  # a hidden tab did nothing: it catches up now
             self.panes[index].log_pane.catch_up()
             if self.overview is not None:
                 self.overview.select(index)
             self._focus_log()
+
+    def _want_figures(self, index: int, on: bool) -> None:
+        """The agent polls the server's endpoints of the host on screen only (and only for sessions this
+        screen runs: a caller that set their state, as the snapshots do, polls nothing)."""
+        if self.start:
+            self.sessions[index].figures.want(self, on)
 
     def on_overview_row_selected(self, message: OverviewRow.Selected) -> None:
         self.show_host(message.index)
@@ -482,6 +510,13 @@ class DashboardScreen(Screen[None]):
         from gdnconsole.ui.screens.promptpanel import PromptScreen
 
         self.app.push_screen(PromptScreen(self.sessions[self.active_index]))
+
+    def action_serving(self) -> None:
+        """The serving screen of the active host: per DP rank, latencies over 1 and 5 minutes, histories."""
+        from gdnconsole.ui.screens.serving import ServingScreen
+
+        index = self.active_index
+        self.app.push_screen(ServingScreen(self.sessions[index], self.profile(index), self.journal(index)))
 
     # -- help and quit ---------------------------------------------------------------------------------
 

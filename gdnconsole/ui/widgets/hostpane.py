@@ -18,6 +18,7 @@ from gdnconsole.ui.models.gpurows import gpu_rows
 from gdnconsole.ui.theme import LogPalette
 from gdnconsole.ui.widgets.gpupanel import GpuPanel
 from gdnconsole.ui.widgets.logpane import LogPane
+from gdnconsole.ui.widgets.servingstrip import ServingStrip
 from gdnconsole.ui.widgets.statusbar import Clock, HostStatusBar, host_status, verdict
 from gdnconsole.ui.widgets.timeline import Ending, TimelineData
 
@@ -93,6 +94,7 @@ class HostPane(Vertical):
 
     def compose(self) -> ComposeResult:
         yield self.status_bar
+        yield self.serving_strip
         yield self.gpu_panel
         yield self.log_pane
 
@@ -101,6 +103,10 @@ class HostPane(Vertical):
     @cached_property
     def status_bar(self) -> HostStatusBar:
         return HostStatusBar(id="host-status")
+
+    @cached_property
+    def serving_strip(self) -> ServingStrip:
+        return ServingStrip(id="serving-strip")
 
     @cached_property
     def gpu_panel(self) -> GpuPanel:
@@ -114,9 +120,14 @@ class HostPane(Vertical):
         self.log_pane.own_pid = lambda: self._own_pid
         self.log_pane.timeline.judge_by(lambda data: ending(self.session, data))
         self.refresh_host()
+        self.refresh_figures()
 
     def on_resize(self) -> None:
         self.call_after_refresh(self.refresh_host)  # the status bar fits its parts to the new width
+
+    def refresh_figures(self) -> None:
+        """The serving strip from the session's latest figures (each poll, while the tab is on screen)."""
+        self.serving_strip.show(self.session.figures.feed, self.session.server is not None)
 
     def refresh_host(self) -> None:
         """Repaint from the session's state (cheap: called on every change the session reports)."""
