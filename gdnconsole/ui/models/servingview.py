@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from gdnconsole.config.hosts import Profile
 from gdnconsole.host.servingfeed import ServingFeed
@@ -26,8 +26,11 @@ from gdnconsole.host.servingwords import (
 from gdnconsole.logs.textsafe import visible
 from gdnconsole.sglang.servingfigures import Latency, RankFigures, ServingFigures
 from gdnconsole.timefmt import span
-from gdnconsole.tune.grid import Combo
-from gdnconsole.tune.results import ComboResult
+
+# tune's modules load with the serving screen, not with the dashboard's first frame (the strip).
+if TYPE_CHECKING:
+    from gdnconsole.tune.grid import Combo
+    from gdnconsole.tune.results import ComboResult
 
 Tone = Literal["label", "value", "muted", "warn"]
 WINDOWS = ((60.0, "1 min"), (300.0, "5 min"))
@@ -244,6 +247,8 @@ class Tuned:
 
 
 def profile_combo(profile: Profile) -> Combo | None:
+    from gdnconsole.tune.grid import Combo
+
     spec = profile.speculative
     if spec.num_steps is None or spec.eagle_topk is None or spec.num_draft_tokens is None:
         return None
