@@ -35,6 +35,7 @@ test-fast: lint
 	$(BIN)/pytest -m "not functional"
 
 bench: $(STAMP)
+	@$(BIN)/python -c "import importlib.metadata as m; assert m.version('sgtop') == '0.1.7'" 2>/dev/null || $(BIN)/python -m pip install --quiet --disable-pip-version-check sgtop==0.1.7 || echo "sgtop not installed: bench_serving_poll.py leaves its rows out"
 	$(BIN)/python bench/run.py
 
 # Mutation testing of the SGLang core and the log core ([tool.mutmut] in pyproject.toml), from scratch each
