@@ -11,16 +11,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from gdnconsole.config.hosts import Profile
-
-# The flag that each speculative setting becomes (`sglang serve --help`, FACTS §4.1).
-SPECULATIVE_FLAGS: dict[str, str] = {
-    "algorithm": "--speculative-algorithm",
-    "num_steps": "--speculative-num-steps",
-    "eagle_topk": "--speculative-eagle-topk",
-    "num_draft_tokens": "--speculative-num-draft-tokens",
-    "draft_model": "--speculative-draft-model-path",
-}
-
+from gdnconsole.sglang.profileargv import PROFILE_FLAGS, SPECULATIVE_FLAGS
 
 SERVER_MODULE = "sglang.launch_server"
 
@@ -40,11 +31,13 @@ class LaunchSpec:
 
 
 def server_args(profile: Profile) -> list[str]:
-    """The SGLang flags of a profile, in the order an operator would type them."""
-    args = ["--model-path", profile.model, "--tp-size", str(profile.tp)]
-    args += ["--host", profile.host, "--port", str(profile.port)]
+    """The SGLang flags of a profile, in the order an operator would type them (profileargv's tables;
+    its ``profile_from_argv`` reads them back)."""
+    flags = PROFILE_FLAGS
+    args = [flags["model"], profile.model, flags["tp"], str(profile.tp)]
+    args += [flags["host"], profile.host, flags["port"], str(profile.port)]
     if profile.mem_fraction is not None:
-        args += ["--mem-fraction-static", _number(profile.mem_fraction)]
+        args += [flags["mem_fraction"], _number(profile.mem_fraction)]
     for name, flag in SPECULATIVE_FLAGS.items():
         value = getattr(profile.speculative, name)
         if value is not None:

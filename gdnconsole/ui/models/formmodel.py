@@ -15,7 +15,6 @@ from dataclasses import dataclass, fields, replace
 from gdnconsole.config.hosts import Profile, Speculative
 from gdnconsole.logs.textsafe import shell_line
 from gdnconsole.sglang.launch import (
-    SPECULATIVE_FLAGS,
     LaunchSpec,
     is_masked,
     redact,
@@ -24,6 +23,7 @@ from gdnconsole.sglang.launch import (
     secret_values,
     unmask,
 )
+from gdnconsole.sglang.profileargv import SCALAR_FIELDS, SPECULATIVE_FIELDS
 from gdnconsole.sglang.rulekit import mamba_option
 
 ALGORITHMS = ("NEXTN", "EAGLE", "EAGLE3", "STANDALONE", "NGRAM", "DFLASH")
@@ -34,16 +34,11 @@ MAMBA_FLAGS = (OLD_MAMBA_FLAG, NEW_MAMBA_FLAG)
 
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
-# Which form field an SGLang flag is edited in; a flag not listed here lives in the extra args.
+# Which form field an SGLang flag is edited in (the profile's own tables, less ``--host``, which the form
+# takes from the profile unedited, plus the mamba strategy); a flag not listed here lives in the extra args.
 FLAG_FIELDS: dict[str, str] = {
-    "--model-path": "model",
-    "--model": "model",
-    "--tp-size": "tp",
-    "--tp": "tp",
-    "--port": "port",
-    "--mem-fraction-static": "mem_fraction",
-    **{flag: name for name, flag in SPECULATIVE_FLAGS.items()},
-    "--speculative-draft-model": "draft_model",
+    **{flag: name for flag, name in SCALAR_FIELDS.items() if name != "host"},
+    **SPECULATIVE_FIELDS,
     OLD_MAMBA_FLAG: "mamba",
     NEW_MAMBA_FLAG: "mamba",
 }
@@ -286,87 +281,3 @@ def command_text(spec: LaunchSpec, *, secrets: bool = False) -> str:
     argv = list(spec.argv) if secrets else redact(spec.argv)
     env = [f"{k}={v}" for k, v in env_values.items()]
     return shell_line(["env", *env, *argv] if env else argv)
-
-
-# -- argv → profile (a journal's attempt, loaded back into the form) ------------------------------
-
-_SCALAR_FLAGS: dict[str, str] = {
-    "--model-path": "model",
-    "--model": "model",
-    "--tp-size": "tp",
-    "--tp": "tp",
-    "--host": "host",
-    "--port": "port",
-    "--mem-fraction-static": "mem_fraction",
-}
-_SPEC_FLAGS: dict[str, str] = {
-    **{flag: name for name, flag in SPECULATIVE_FLAGS.items()},
-    "--speculative-draft-model": "draft_model",
-}
-
-
-def profile_from_argv(name: str, argv: Sequence[str], env: Mapping[str, str], base: Profile) -> Profile:
-    """The profile whose command line is ``argv`` (the interpreter and module before the first flag are
-    dropped). Flags the form has no field for stay, in order, in the extra args; ``base`` fills the
-    rest. An unparsable number is left to the extra args too, so nothing of the argv is lost."""
-    words = list(argv)
-    start = next((i for i, w in enumerate(words) if w.startswith("--")), len(words))
-    scalars: dict[str, str] = {}
-    spec: dict[str, str] = {}
-    rest: list[str] = []
-    i = start
-    while i < len(words):
-        flag, eq, inline = words[i].partition("=")
-        target = scalars if flag in _SCALAR_FLAGS else spec if flag in _SPEC_FLAGS else None
-        has_value = bool(eq) or (i + 1 < len(words) and not words[i + 1].startswith("--"))
-        if target is None or not has_value:
-            rest.append(words[i])
-            i += 1
-            continue
-        value = inline if eq else words[i + 1]
-        target[(_SCALAR_FLAGS | _SPEC_FLAGS)[flag]] = value
-        i += 1 if eq else 2
-    return _assemble(name, base, scalars, spec, tuple(rest), env)
-
-
-def _assemble(
-    name: str,
-    base: Profile,
-    scalars: Mapping[str, str],
-    spec: Mapping[str, str],
-    rest: tuple[str, ...],
-    env: Mapping[str, str],
-) -> Profile:
-    def number(key: str, source: Mapping[str, str], kind: type[int] | type[float]) -> int | float | None:
-        text = source.get(key)
-        try:
-            return kind(text) if text is not None else None
-        except ValueError:
-            return None
-
-    ints = {k: number(k, spec, int) for k in ("num_steps", "eagle_topk", "num_draft_tokens")}
-    speculative = Speculative(
-        algorithm=spec.get("algorithm"),
-        num_steps=_as_int(ints["num_steps"]),
-        eagle_topk=_as_int(ints["eagle_topk"]),
-        num_draft_tokens=_as_int(ints["num_draft_tokens"]),
-        draft_model=spec.get("draft_model"),
-    )
-    tp, port = number("tp", scalars, int), number("port", scalars, int)
-    fraction = number("mem_fraction", scalars, float)
-    return replace(
-        base,
-        name=name,
-        model=scalars.get("model", base.model),
-        tp=_as_int(tp) or base.tp,
-        port=_as_int(port) or base.port,
-        host=scalars.get("host", base.host),
-        mem_fraction=float(fraction) if fraction is not None else None,
-        env=dict(env),
-        speculative=speculative,
-        args=rest,
-    )
-
-
-def _as_int(value: int | float | None) -> int | None:
-    return int(value) if isinstance(value, int) else None

@@ -36,12 +36,12 @@ from gdnconsole.sglang.launch import (
     secret_values,
     unmask,
 )
+from gdnconsole.sglang.profileargv import profile_from_argv
 from gdnconsole.timefmt import span
 from gdnconsole.tune.store import SweepEntry, TuneStore
 from gdnconsole.ui import clipboard, screenlist
 from gdnconsole.ui.dialogs.confirm import diff_text
 from gdnconsole.ui.keybar import KeyBar
-from gdnconsole.ui.models.formmodel import profile_from_argv
 from gdnconsole.ui.models.textfit import hanging
 from gdnconsole.ui.tones import Tones
 

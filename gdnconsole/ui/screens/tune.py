@@ -33,6 +33,7 @@ from gdnconsole.host.journal import Journal
 from gdnconsole.host.session import HostSession
 from gdnconsole.logs.textsafe import visible
 from gdnconsole.sglang.launch import launch_spec, restore_env, restore_secrets
+from gdnconsole.sglang.profileargv import profile_from_argv
 from gdnconsole.tune import apply, prompts, report
 from gdnconsole.tune.grid import (
     DEFAULT_BATCHES,
@@ -49,7 +50,6 @@ from gdnconsole.tune.sweep import Options, Sweep, identity_of, run, stored
 from gdnconsole.ui import screenlist
 from gdnconsole.ui.afterkeys import after_typing
 from gdnconsole.ui.dialogs.confirm import ConfirmScreen, diff_text
-from gdnconsole.ui.models.formmodel import profile_from_argv
 from gdnconsole.ui.tones import Tones
 from gdnconsole.ui.widgets.keybar import KeyBar
 
