@@ -122,7 +122,12 @@ ARGVS = {
     "an abbreviation after the full flag": [*M, "--tp-size", "2", "--tp-s", "4"],
     "another alias left in the args": [*M, "--tensor-parallel-size", "2"],
     "booleans": [*M, "--enable-metrics", "--port", "31000", "--trust-remote-code"],
-    "a boolean before a flag with a field": ["--trust-remote-code", *M, "--disable-overlap-schedule", "--tp=2"],
+    "a boolean before a flag with a field": [
+        "--trust-remote-code",
+        *M,
+        "--disable-overlap-schedule",
+        "--tp=2",
+    ],
     "a list and a negative number": [*M, "--lora-paths", "a", "b", "--random-seed", "-1", "--tp", "2"],
     "the interpreter first": ["python3", "-m", "sglang.launch_server", *M, "--tp", "2"],
 }
