@@ -13,8 +13,9 @@ one poll a second:
 - ours, agent: the real agent subprocess (bootstrap command and payload, as the console starts it) with
   the ``serving`` op at interval 1.0, its CPU from /proc schedstat over the rounds its frames count;
 - sgtop: ``DirectClient.poll()`` (and with ``snapshot()``, what its screen reads each refresh) on the same
-  endpoint back to back, and sgtop's poll loop at 1 Hz in a subprocess. sgtop's GPU query (nvidia-smi,
-  localgpu.py) is replaced by one returning [] in both: our figures leave GPU sampling out too.
+  endpoint back to back after 300 polls (its kept deltas full, as our windows), and sgtop's own loop at
+  1 Hz in a subprocess over its first seconds. sgtop's GPU query (nvidia-smi, localgpu.py) is replaced
+  by one returning [] in both: our figures leave GPU sampling out too.
 
 Also what each ends up showing: the DP groups it reads from the page. Prints figures; asserts nothing.
 """
@@ -188,8 +189,8 @@ def sgtop_in_process(port: int, n: int) -> tuple[float, float, list[str]] | None
         return None
     sgtop.direct.query_local_gpus = lambda timeout=2.0: []  # GPU sampling is left out of every figure
     client: Any = sgtop.direct.DirectClient("127.0.0.1", port)
-    for _ in range(3):
-        client.poll()  # the first polls: /get_server_info once, the first histogram snapshot
+    for _ in range(WARM_ROUNDS):  # /get_server_info once; its deltas kept, as ours, to 300 polls
+        client.poll()
     poll_s = per_call(client.poll, n)
     both_s = per_call(lambda: (client.poll(), client.snapshot()), n)
     return poll_s, both_s, sorted(client.snapshot()["active"])
@@ -230,6 +231,7 @@ def main() -> None:
             agent_s = agent_side(port, args.rounds)
             sg = sgtop_in_process(port, args.n)
             loop_s = sgtop_loop(port, args.rounds) if sg is not None else None
+    print("sgtop's GPU query (nvidia-smi) replaced by one returning []: GPU sampling is in no figure")
     print(f"{'':<44} {'ms/poll':>9} {'core at 1 Hz':>13}")
     row("ours, console: take + windowed(60, 300)", take_s, f"after {WARM_ROUNDS} rounds, n={args.n}")
     row("ours, console: frame decode (json, parse)", decode_s, "before take, per frame")
@@ -237,9 +239,9 @@ def main() -> None:
     row("ours, all three (agent + decode + take)", agent_s + decode_s + take_s, "two machines' CPU, summed")
     if sg is None:
         print("sgtop not installed (pip install sgtop==0.1.7): its rows are left out")
-    row("sgtop: DirectClient.poll()", sg[0] if sg else None, f"n={args.n}, query_local_gpus -> []")
+    row("sgtop: DirectClient.poll()", sg[0] if sg else None, f"after {WARM_ROUNDS} polls, n={args.n}")
     row("sgtop: poll() + snapshot()", sg[1] if sg else None, "what its screen reads each refresh")
-    row("sgtop: its poll loop at 1 Hz", loop_s, f"subprocess, {args.rounds} rounds, query_local_gpus -> []")
+    row("sgtop: its poll loop at 1 Hz", loop_s, f"subprocess, its first {args.rounds} s: windows near empty")
     print(f"DP groups shown: ours {len(our_groups)} ({', '.join(our_groups)})", end="")
     if sg is not None:
         print(f'; sgtop {len(sg[2])} ({", ".join(sg[2])}: it keeps tp_rank="0" series only)')
