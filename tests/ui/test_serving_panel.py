@@ -13,14 +13,24 @@ from pathlib import Path
 from rich.console import Console
 from textual.widgets import Static
 
+from gdnconsole.host.link import LinkState
 from gdnconsole.host.session import HostSession
 from gdnconsole.ui.app import DashboardApp
 from gdnconsole.ui.dialogs.help import HelpScreen
 from gdnconsole.ui.screens.dashboard import DashboardScreen
 from gdnconsole.ui.screens.serving import ServingScreen
 from gdnconsole.ui.widgets.servingstrip import ServingStrip
+from tests.host.test_session import sim_host
 from tests.ui.conftest import settle
-from tests.ui.dashboard_helpers import SIZE, crashed_session, fixed_clock, serving_session, until
+from tests.ui.dashboard_helpers import (
+    SIZE,
+    crashed_session,
+    dashboard,
+    fixed_clock,
+    serving_session,
+    session_for,
+    until,
+)
 from tests.ui.servingshot import fed, message, rounds, tuned_store, with_figures
 from tests.ui.test_keymap import help_rows, palette
 
@@ -119,6 +129,19 @@ async def test_only_the_host_on_screen_is_wanted(tmp_path: Path) -> None:
         assert first.figures.owners == {dashboard} and not second.figures.wanted
 
 
+async def test_a_dashboard_that_runs_its_sessions_wants_the_host_on_screen(tmp_path: Path) -> None:
+    (tmp_path / "b").mkdir()
+    first = session_for(sim_host(tmp_path), tmp_path)
+    second = session_for(sim_host(tmp_path / "b"), tmp_path / "b", index=1)
+    app = dashboard(first, second)
+    async with app.run_test(size=SIZE) as pilot:
+        assert await until(pilot, lambda: first.link is LinkState.CONNECTED), first.link_message
+        assert first.figures.owners == {app.screen} and not second.figures.wanted
+        await pilot.press("2")
+        assert await until(pilot, lambda: second.figures.wanted)
+        assert not first.figures.wanted
+
+
 async def test_the_serving_screen_shows_ranks_both_windows_sparks_and_tune(tmp_path: Path) -> None:
     tuned_store(tmp_path / "journal", "ct129", "qwen36-mtp")
     session = serving_session(tmp_path)
@@ -141,7 +164,8 @@ async def test_the_serving_screen_shows_ranks_both_windows_sparks_and_tune(tmp_p
             ["1", "37/48", "1", "44%", "61%", "mamba", "1163.0", "58%", "2.92", "—", "1"],
         ]
         latency = rendered(screen.query_one("#serving-latency", Static))
-        assert "last 1 min" in latency and "last 5 min" in latency
+        heads = latency.splitlines()[0].split()
+        assert heads == ["1", "min", "5", "min"]
         ttft = next(line for line in latency.splitlines() if line.strip().startswith("TTFT"))
         assert ttft.split() == ["TTFT", "1.3", "s", "2.0", "s", "3.8", "s", "72", "658", "ms", "1.7", "s",
                                 "3.4", "s", "216"]  # fmt: skip

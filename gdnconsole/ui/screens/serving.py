@@ -9,9 +9,11 @@ thread. The dashboard keeps wanting the host's figures while this screen is over
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import ClassVar
 
 from rich import box
+from rich.console import JustifyMethod
 from rich.table import Table
 from rich.text import Text
 from textual import work
@@ -36,7 +38,41 @@ from gdnconsole.ui.models import servingview as view
 from gdnconsole.ui.tones import Tones
 from gdnconsole.ui.widgets.sparkpanel import SparkRow, figures
 
-QUANTILE_HEADERS = ("p50", "p90", "p99", "requests")
+QUANTILE_HEADERS = ("p50", "p90", "p99", "count")
+NOT_COLLECTED = frozenset({"—"})
+NO_REQUEST = frozenset({"—", "0"})  # a window's cells dim: no request in it
+GAPS = (2, 1, 0)  # spaces after each column (beside the box's one between columns), roomiest that fits
+
+
+def table_of(
+    headers: Sequence[str],
+    rows: Sequence[Sequence[str]],
+    tones: Tones,
+    width: int,
+    *,
+    left: frozenset[int] = frozenset(),
+    names: bool = False,
+    dim: frozenset[str] = NOT_COLLECTED,
+) -> Table:
+    """A table whose columns are never narrower than their header and cells (a figure is never cut),
+    closer together when ``width`` columns are not enough for roomy ones. ``names``: the first column
+    names the rows; ``dim``: the cells that say nothing was collected."""
+    widths = [
+        max([*(len(line) for line in header.split("\n")), *(len(row[i]) for row in rows)])
+        for i, header in enumerate(headers)
+    ]
+    gap = next((g for g in GAPS if sum(widths) + (g + 1) * len(widths) - 1 <= width), GAPS[-1])
+    table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, padding=(0, gap, 0, 0),
+                  header_style=tones.label)  # fmt: skip
+    for i, header in enumerate(headers):
+        justify: JustifyMethod = "left" if i in left else "right"
+        table.add_column(header, justify=justify, min_width=widths[i], no_wrap=True)
+    for row in rows:
+        styled = [Text(c, tones.muted if c in dim else tones.value) for c in row]
+        if names:
+            styled[0] = Text(row[0], tones.label)
+        table.add_row(*styled)
+    return table
 
 
 class FiguresPolled(Message):
@@ -79,7 +115,7 @@ class ServingScreen(Screen[None]):
             yield Static(id="serving-status")
             yield Static("per DP rank", classes="serving-title")
             yield Static(id="serving-ranks")
-            yield Static("latency", classes="serving-title")
+            yield Static("latency over the last 1 and 5 minutes", classes="serving-title")
             yield Static(id="serving-latency")
             yield Static("last points", classes="serving-title")
             with Vertical(id="serving-sparks"):
@@ -95,6 +131,9 @@ class ServingScreen(Screen[None]):
         self.app.theme_changed_signal.subscribe(self, lambda _theme: self.paint())
         self.paint()
         self.read_tune()
+
+    def on_resize(self) -> None:
+        self.paint()  # the tables' columns closer together, or apart again
 
     def on_unmount(self) -> None:
         self.session.unsubscribe(self._heard)
@@ -146,15 +185,16 @@ class ServingScreen(Screen[None]):
             out.append(stale, tones.warn)
         return out
 
+    def _width(self) -> int:
+        """The columns the tables have (the screen's, before its first layout)."""
+        body = self.query_one("#serving-body", VerticalScroll)
+        return body.scrollable_content_region.width or self.app.size.width - 4
+
     def _ranks(self, feed: ServingFeed | None, tones: Tones) -> Table | Text:
         if feed is None or feed.figures is None:
             return Text("—", tones.muted)
-        table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, header_style=tones.label)
-        for i, header in enumerate(RANK_HEADERS):
-            table.add_column(header, justify="left" if i in (0, 5) else "right")
-        for row in view.rank_rows(feed.figures):
-            table.add_row(*(Text(cell, tones.muted if cell == "—" else tones.value) for cell in row))
-        return table
+        rows = view.rank_rows(feed.figures)
+        return table_of(RANK_HEADERS, rows, tones, self._width(), left=frozenset({0, 5}))
 
     def _latency(self, feed: ServingFeed | None, tones: Tones) -> Table | Text:
         rows = view.latency_rows(feed) if feed is not None else None
@@ -162,16 +202,13 @@ class ServingScreen(Screen[None]):
             return Text("—", tones.muted)
         if rows is None:
             return Text(view.no_latency_words(feed), tones.muted)
-        table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, header_style=tones.label)
-        table.add_column("", style=tones.label)
+        headers = [""]
         for _seconds, words in view.WINDOWS:
-            for i, name in enumerate(QUANTILE_HEADERS):
-                table.add_column(f"last {words}\n{name}" if i == 0 else f"\n{name}", justify="right")
-        for row in rows:
-            table.add_row(
-                row.name, *(Text(c, tones.muted if c in ("—", "0") else tones.value) for c in row.cells)
-            )
-        return table
+            headers += [
+                f"{words}\n{name}" if i == 0 else f"\n{name}" for i, name in enumerate(QUANTILE_HEADERS)
+            ]
+        cells = tuple((row.name, *row.cells) for row in rows)
+        return table_of(headers, cells, tones, self._width(), left=frozenset({0}), names=True, dim=NO_REQUEST)
 
     def _sparks(self, feed: ServingFeed | None, tones: Tones) -> None:
         series = (
