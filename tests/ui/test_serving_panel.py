@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from rich.console import Console
+from rich.text import Text
 from textual.widgets import Static
 
 from gdnconsole.host.link import LinkState
@@ -210,3 +211,19 @@ async def test_help_and_palette_list_the_serving_key(tmp_path: Path) -> None:
         rows = help_rows(help_screen)
         assert rows[("Serving figures", "dash.serving")] == {"v"}
         assert rows[("Close", "serving.close")] == {"escape", "q", "v"}
+
+
+async def test_the_strip_takes_the_new_theme_s_colours(tmp_path: Path) -> None:
+    session = serving_session(tmp_path)
+    app = app_of(session)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(pilot)
+        with_figures(session, fed())
+        await settle(pilot)
+        strip = strip_of(app)
+        before = strip.content
+        app.theme = "gdn-light"
+        await settle(pilot)
+        after = strip.content
+        assert isinstance(before, Text) and isinstance(after, Text)
+        assert after.plain == before.plain and after.spans != before.spans

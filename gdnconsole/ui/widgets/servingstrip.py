@@ -35,8 +35,16 @@ class ServingStrip(Static):
         self.display = False
         self._shown: tuple[ServingFeed | None, bool] = (None, False)
 
+    def on_mount(self) -> None:
+        self.app.theme_changed_signal.subscribe(self, lambda _theme: self.repaint())
+
     def on_resize(self) -> None:
         self.show(*self._shown)  # the parts that fit the new width
+
+    def repaint(self) -> None:
+        """The same line in the new theme's colours."""
+        self.line = None
+        self.show(*self._shown)
 
     def show(self, feed: ServingFeed | None, server_up: bool) -> None:
         """Repaint only when the line changed (called on each poll of the tab on screen, and each tick)."""
