@@ -227,3 +227,16 @@ async def test_the_strip_takes_the_new_theme_s_colours(tmp_path: Path) -> None:
         after = strip.content
         assert isinstance(before, Text) and isinstance(after, Text)
         assert after.plain == before.plain and after.spans != before.spans
+
+
+async def test_the_strip_goes_when_the_server_ends(tmp_path: Path) -> None:
+    session = serving_session(tmp_path)
+    app = app_of(session)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(pilot)
+        with_figures(session, fed())
+        await settle(pilot)
+        assert shown(strip_of(app)) is not None
+        session.handle({"type": "processes", "servers": [], "orphans": []})
+        await settle(pilot)
+        assert shown(strip_of(app)) is None

@@ -138,6 +138,8 @@ class HostPane(Vertical):
             self._status = status
             bar.update(status)
         server = session.server
+        if server is None and self.serving_strip.display:
+            self.refresh_figures()  # the server ended: its figures go with it, not at the next poll
         if (server.pid if server is not None else None) != self._own_pid:
             self._own_pid = server.pid if server is not None else None
             self.log_pane.retrack()  # its own startup, not another writer's later one
