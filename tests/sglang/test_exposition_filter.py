@@ -3,6 +3,8 @@ laid out as prometheus_client writes it, else a line at a time; both give the sa
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from gdnconsole.sglang import exposition
@@ -35,3 +37,44 @@ def test_lines_before_the_first_family_are_not_kept() -> None:
     parsed = exposition.parse(text, read_names("0.5.23"))
     assert isinstance(parsed, exposition.Exposition)
     assert [s.value for s in parsed.samples] == [3.0]
+
+
+PAGES = ["tests/sglang/data/metrics-0.5.11.txt", "tests/sglang/data/metrics-0.5.23.txt"]
+PAGES.append("bench/data/metrics-0.5.23-dp4.txt")
+
+
+@pytest.mark.parametrize("path", PAGES)
+@pytest.mark.parametrize("keep", [None, "0.5.23"])
+def test_the_line_reader_reads_what_prometheus_clients_parser_reads(path: str, keep: str | None) -> None:
+    text = Path(path).read_text()
+    if keep is not None:
+        text = exposition.only(text, read_names(keep))
+    fast = exposition._common_lines(text)
+    assert fast is not None
+    whole = exposition._parsed(text)
+
+    def said(samples: tuple[exposition.Sample, ...]) -> list[tuple[str, exposition.Labels, str]]:
+        return sorted((s.name, s.labels, repr(s.value)) for s in samples)  # NaN equals itself as text
+
+    assert said(fast.samples) == said(whole.samples)
+    assert sorted(fast.types) == sorted(whole.types)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        'sglang:x{a="1"',  # no closing brace
+        "sglang:x 1 2 3",  # more than a value and a timestamp
+        "9bad 1",  # not a metric name
+        "# EOF",  # an OpenMetrics marker
+    ],
+)
+def test_a_line_of_another_shape_goes_to_the_whole_parser(line: str) -> None:
+    assert exposition._common_lines(line + "\n") is None
+
+
+def test_label_escapes_are_the_libraries() -> None:
+    parsed = exposition.parse('sglang:x{a="q\\"uote",b="back\\\\slash",c="new\\nline"} 1\n')
+    assert isinstance(parsed, exposition.Exposition)
+    (sample,) = parsed.samples
+    assert dict(sample.labels) == {"a": 'q"uote', "b": "back\\slash", "c": "new\nline"}
