@@ -17,6 +17,7 @@ from collections.abc import Callable
 from gdnconsole.host.journal import Served
 from gdnconsole.host.servingpoll import LOADS, METRICS, SERVER_INFO, EndpointReply, ServingRound
 from gdnconsole.sglang import exposition, loads, servingfigures
+from gdnconsole.sglang.decodepoints import DecodePoint
 from gdnconsole.sglang.histwindow import HistogramError, HistogramHistory
 from gdnconsole.sglang.metricfacts import Figure, families, read_names
 from gdnconsole.sglang.servingfigures import LATENCIES, Latency, Pool, ServingFigures
@@ -62,6 +63,7 @@ class ServingFeed:
         self._accepts: list[float | None] = []
         self.polls = 0  # rounds that brought figures
         self.rounds = 0  # rounds taken, whatever they brought
+        self._log_point: DecodePoint | None = None
         self.last_t: float | None = None  # the host's time of the latest /metrics page
 
     # -- taking rounds ----------------------------------------------------------------------------
@@ -132,6 +134,15 @@ class ServingFeed:
             self._peak = max(self._peak or 0, int(running))
         self._tokens.append(tokens)
         self._accepts.append(_mean([r.accept_length for r in figures.ranks]))
+
+    def take_log(self, point: DecodePoint) -> None:
+        """The polls bring nothing (``problem`` says why): the log's last Decode line, the last resort,
+        stands for the figures, said as such (source "log")."""
+        if self.figures is not None and self.figures.source == "log" and self._log_point is point:
+            return  # the same line again: nothing new to show or count
+        self._log_point = point
+        self.figures, self.received = servingfigures.from_decode(point, self.version), self.clock()
+        self._remember(self.figures)
 
     # -- reading ----------------------------------------------------------------------------------
 

@@ -159,17 +159,17 @@ class ServingWatch:
         return Ask(bind_host(argv), server.port, interval, paths, api_key(argv))
 
     def shown(self) -> ServingFigures | None:
-        """What to show of the server now: the polled figures while they are current, else the log's
-        last Decode line (source "log"), else the last polled figures (their age says how old), else None."""
+        """What to show of the server now: the feed's figures (the polls', or the log's last Decode line
+        once polls bring nothing), else before any poll the log's last Decode line, else None."""
         from gdnconsole.sglang.servingfigures import from_decode
 
         feed = self.feed
-        if feed is not None and feed.figures is not None and feed.problem is None:
+        if feed is not None and feed.figures is not None:
             return feed.figures
         points = self.session.decode_points
         if points and self.session.server is not None:
             return from_decode(points[-1], self.session.facts.sglang)
-        return feed.figures if feed is not None else None
+        return None
 
     def _keep(self) -> None:
         if self.keep is not None and self.feed is not None and self._feed_of is not None and self.feed.polls:
@@ -193,6 +193,9 @@ class ServingWatch:
         self.feed.pools = pools_of(self.session.startup)
         polls = self.feed.polls
         self.feed.take(round_)
+        points = self.session.decode_points
+        if self.feed.problem is not None and points:
+            self.feed.take_log(points[-1])
         if self.feed.polls != polls and self.feed.polls % KEEP_EVERY == 0:
             self._keep()
         if not had and self.feed.figures is not None:

@@ -11,6 +11,7 @@ from pathlib import Path
 from gdnconsole.config.hosts import Profile, Speculative
 from gdnconsole.host.servingfeed import ServingFeed
 from gdnconsole.host.servingpoll import LOADS, METRICS, EndpointReply, ServingRound
+from gdnconsole.sglang import decodepoints
 from gdnconsole.tune.grid import Combo
 from gdnconsole.tune.store import TuneStore
 from gdnconsole.ui.models import servingview as view
@@ -146,3 +147,26 @@ def test_no_sweep_of_this_profile_says_so(tmp_path: Path) -> None:
 
 def test_the_rounds_are_deterministic() -> None:
     assert [r.replies[0].body for r in rounds(3)] == [r.replies[0].body for r in rounds(3)]
+
+
+def test_when_polls_fail_the_log_stands_in_and_says_so() -> None:
+
+    point = decodepoints.parse(
+        "[2026-07-14 10:40:24] Decode batch, #running-req: 2, #full token: 21312, full token usage: 0.01, "
+        "mamba num: 8, mamba usage: 0.05, accept len: 3.36, accept rate: 0.79, cuda graph: True, "
+        "gen throughput (token/s): 551.63, #queue-req: 0"
+    )
+    assert point is not None
+    feed = ServingFeed(version="0.5.23")
+    feed.take(
+        ServingRound(
+            1.0, "127.0.0.1", 30000, (EndpointReply("/metrics", None, "timed out", 1.0, None, False),)
+        )
+    )
+    feed.take_log(point)
+    assert feed.figures is not None and feed.figures.source == "log"
+    line = view.strip_line(feed, True)
+    assert line is not None
+    text = view.plain(line)
+    assert "log" in text and "552 tok/s" in text
+    assert view.stale_text(feed) == "polls fail (/metrics: timed out): the log's last Decode line"

@@ -162,6 +162,8 @@ def stale_text(feed: ServingFeed) -> str | None:
     are the same."""
     if feed.problem is None:
         return None
+    if feed.figures is not None and feed.figures.source == "log":
+        return f"polls fail ({visible(feed.problem)}): the log's last Decode line"
     age = feed.age()
     since = f" {span(age)}" if age is not None else ""
     return f"stale{since}: {visible(feed.problem)}"
