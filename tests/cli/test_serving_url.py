@@ -19,6 +19,7 @@ import pytest
 from tests.sglang.servingdata import loads_0523, page, server_info
 from tests.sshhosts import free_loopback_port
 
+pytestmark = pytest.mark.functional  # an agent or a CLI process, and an HTTP server on 127.0.0.1
 GDNCONSOLE = [sys.executable, "-m", "gdnconsole"]
 RANK_KEYS = {"dp_rank", "running", "queued", "max_running", "token_usage", "gen_throughput", "accept_length"}
 LATENCY_KEYS = {"p50", "p90", "p99", "count", "window"}

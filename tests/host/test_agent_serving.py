@@ -16,6 +16,7 @@ import pytest
 
 from tests.host.test_agent import PY38, Agent
 
+pytestmark = pytest.mark.functional  # an agent or a CLI process, and an HTTP server on 127.0.0.1
 METRICS = '# TYPE sglang:num_running_reqs gauge\nsglang:num_running_reqs{tp_rank="0"} 3.0\n'
 
 
