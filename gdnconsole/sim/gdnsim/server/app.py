@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -17,10 +18,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import gdnsim.config as config
-from gdnsim.server import args_dump, generation, timeline, version
+from gdnsim.server import args_dump, generation, loads, timeline, version
 from gdnsim.server.batching import Batcher, Running
 from gdnsim.server.http import Drop, Request, Response, Stall
 from gdnsim.server.logwriter import LogWriter
+from gdnsim.server.metrics import Registry
+from gdnsim.server.metrics_feed import Feed, schedulers
 from gdnsim.server.models import describe
 
 STARTING, UP, UNHEALTHY = "Starting", "Up", "UnHealthy"  # 511 ServerStatus
@@ -59,9 +62,30 @@ class ServerState:
             return self.cfg.chat_fault
 
 
+def metrics_version(sglang: str) -> str:
+    """The wheel whose families a version serves: 0.5.23's from 0.5.23 on, 0.5.11's before."""
+    return "0.5.23" if version.parse(sglang) >= (0, 5, 23) else "0.5.11"
+
+
+def make_feed(state: ServerState) -> Feed:
+    """The metrics of this server process: nothing carries over a restart."""
+    args = state.args
+    dp = max(1, int(getattr(args, "dp_size", 1) or 1))
+    groups = dp if getattr(args, "enable_dp_attention", False) else 1
+    return Feed(
+        Registry(metrics_version(state.cfg.sglang)),
+        schedulers(args, state.model_name),
+        state.model_name,
+        int(state.ready[0]["max_total_num_tokens"]),
+        groups,
+    )
+
+
 class App:
     def __init__(self, state: ServerState) -> None:
         self.state = state
+        self.feed = make_feed(state)
+        state.batcher.observer = self.feed
         self.routes: dict[tuple[str, str], Route] = {}
         for method in ("GET", "POST"):
             for path in ("/health", "/health_generate"):
@@ -74,6 +98,7 @@ class App:
         self.routes[("GET", "/v1/models")] = self.models
         self.routes[("GET", "/ping")] = self.ping
         self.routes[("GET", "/metrics")] = self.metrics
+        self.routes[("GET", "/v1/loads")] = self.v1_loads
         self.routes[("POST", "/generate")] = self.generate
         self.routes[("POST", "/freeze_gc")] = self.ping
         self.routes[("POST", "/v1/chat/completions")] = self.chat_completions
@@ -187,15 +212,42 @@ class App:
         return Response.json({"object": "list", "data": [card]})
 
     async def metrics(self, request: Request) -> Response:
+        """404 without ``--enable-metrics``, as SGLang mounts the route only then (0.5.11
+        http_server.py add_prometheus_middleware)."""
         if not self.state.args.enable_metrics:
             return Response.json({"detail": "Not Found"}, 404)
-        name = self.state.model_name
-        lines = [f'sglang:num_running_reqs{{model_name="{name}"}} {len(self.state.batcher.running)}']
-        if self.state.batcher.avg_accept_length is not None:
-            lines.append(
-                f'sglang:spec_accept_length{{model_name="{name}"}} {self.state.batcher.avg_accept_length}'
+        text = self.feed.registry.render(os.getpid())
+        return Response(200, text.encode(), content_type="text/plain; version=0.0.4; charset=utf-8")
+
+    async def v1_loads(self, request: Request) -> Response:
+        state, feed = self.state, self.feed
+        rank0 = state.ready[0]
+        capacity = int(rank0["max_total_num_tokens"])
+        dp_attention = feed.groups > 1
+        memory = {
+            "weight_gb": round(rank0["weight_gib"], 3),
+            "kv_cache_gb": round(rank0["kv_gib"], 3),
+            "graph_gb": round(rank0["graph_gib"], 3),
+            "token_capacity": capacity,
+        }
+        accept = state.batcher.avg_accept_length
+        spec = None if accept is None else {"accept_length": accept, "accept_rate": _accept_rate(state)}
+        answer = []
+        for group in range(feed.groups):
+            mine = [r for r in state.batcher.running.values() if feed.group(r.rid) == group]
+            used = sum(r.prompt_tokens + r.generated for r in mine)
+            base = loads.core(
+                group if dp_attention else None,
+                len(mine),
+                used,
+                capacity,
+                state.batcher.last_gen_throughput,
+                int(rank0.get("max_running_requests", 0)),
             )
-        return Response.text("\n".join(lines) + "\n")
+            answer.append(loads.one_rank(state.cfg.sglang, base, memory, spec))
+        tp, pp = int(state.args.tp_size), int(state.args.pp_size)
+        per_rank = tp * pp // feed.groups
+        return Response.json(loads.answer(state.cfg.sglang, answer, per_rank, state.cfg.gpu_name))
 
     async def flush_cache(self, request: Request) -> Response:
         if self.state.batcher.running:
@@ -213,7 +265,12 @@ class App:
     # --- generation ----------------------------------------------------------------------------------------
 
     def _admit(
-        self, messages: object, prompt_tokens: int, tokens: list[tuple[str, str]], warmup: bool
+        self,
+        messages: object,
+        prompt_tokens: int,
+        tokens: list[tuple[str, str]],
+        warmup: bool,
+        stream: bool = False,
     ) -> Running | None:
         """Hand a request to the scheduler; None when it will never be answered (a fault scenario)."""
         state = self.state
@@ -223,7 +280,7 @@ class App:
         state.real_requests += 1
         if state.cfg.scenario == "health-fail":
             return None
-        running = state.batcher.submit(uuid.uuid4().hex, prompt_tokens, tokens)
+        running = state.batcher.submit(uuid.uuid4().hex, prompt_tokens, tokens, stream)
         if state.real_requests == 1:
             state.on_first_real_request()  # crash-serving: after the Prefill line, as SGLang would
         return None if state.cfg.scenario == "crash-serving" else running
@@ -278,7 +335,7 @@ class App:
         max_tokens = body.get("max_completion_tokens", body.get("max_tokens"))
         completion = generation.complete(messages, max_tokens, thinking, bool(body.get("ignore_eos")))
         prompt_tokens = generation.count_prompt_tokens(messages)
-        running = self._admit(messages, prompt_tokens, completion.tokens, warmup=False)
+        running = self._admit(messages, prompt_tokens, completion.tokens, False, bool(body.get("stream")))
         spec_steps = self.state.batcher.spec_steps
         chat = ChatStream(self.state.model_name, running, prompt_tokens, completion.finish_reason, spec_steps)
         chat.spec_details = spec_details
@@ -372,6 +429,7 @@ class ChatStream:
         finally:
             if self.running.pending:
                 self.running.pending.clear()  # the client left: stop generating for it
+                self.running.aborted = True
 
     @staticmethod
     def _fault_line(fault: str) -> bytes:
@@ -432,6 +490,7 @@ class ChatStream:
             while generated < FAULT_AFTER and (piece := await self.running.out.get()) is not None:
                 generated += len(piece)
             self.running.pending.clear()
+            self.running.aborted = True
             raise Drop()
         pieces = await _drain(self.running)
         content = "".join(t for kind, t in pieces if kind == "content")
@@ -476,6 +535,13 @@ async def _drain(running: Running) -> list[tuple[str, str]]:
     while (piece := await running.out.get()) is not None:
         tokens.extend(piece)
     return tokens
+
+
+def _accept_rate(state: ServerState) -> float:
+    """Accepted drafts over proposed drafts (the bonus token of each verify is no draft)."""
+    batcher = state.batcher
+    proposed = batcher.verify_ct * (batcher.spec_steps or 0)
+    return (batcher.accepted - batcher.verify_ct) / proposed if proposed else 0.0
 
 
 def _bad_request(message: str) -> Response:

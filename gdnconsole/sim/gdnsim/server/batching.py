@@ -16,7 +16,7 @@ import asyncio
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from gdnsim.server.specperf import Spec, SpecPerf
 
@@ -34,6 +34,20 @@ class Running:
     generated: int = 0
     verify_ct: int = 0  # verify steps that gave this request tokens (speculative decoding only)
     spec_accepted: int = 0  # tokens those verify steps gave it
+    submitted: float = field(default_factory=time.monotonic)
+    first_at: float | None = None  # when its first token came
+    last_at: float | None = None
+    gaps: list[float] = field(default_factory=list)  # inter-token gaps, one per later output piece
+    stream: bool = False
+    aborted: bool = False  # the client left before the end
+
+
+class Observer(Protocol):
+    """What the metrics see of the scheduler: each logged batch, each finished request."""
+
+    def on_log(self, batcher: Batcher) -> None: ...
+
+    def on_finish(self, request: Running) -> None: ...
 
 
 class Batcher:
@@ -61,6 +75,8 @@ class Batcher:
         self._task: asyncio.Task[None] | None = None
         self._window_tokens = 0
         self._window_start = time.monotonic()
+        self.observer: Observer | None = None  # set when --enable-metrics
+        self.aborted = 0
 
     @property
     def avg_accept_length(self) -> float | None:
@@ -69,9 +85,9 @@ class Batcher:
     def used_tokens(self) -> int:
         return sum(r.prompt_tokens + r.generated for r in self.running.values())
 
-    def submit(self, rid: str, prompt_tokens: int, tokens: list[Token]) -> Running:
+    def submit(self, rid: str, prompt_tokens: int, tokens: list[Token], stream: bool = False) -> Running:
         """Admit a request: log its prefill and start handing out tokens."""
-        request = Running(rid, prompt_tokens, list(tokens))
+        request = Running(rid, prompt_tokens, list(tokens), stream=stream)
         running_before = len(self.running)
         self.running[rid] = request
         self.forward_ct += 1
@@ -88,6 +104,8 @@ class Batcher:
                 "throughput": prompt_tokens * 40.0,
             }
         )
+        if self.observer is not None:
+            self.observer.on_log(self)
         if self._task is None or self._task.done():
             self._task = asyncio.create_task(self._loop())
         return request
@@ -131,12 +149,26 @@ class Batcher:
                 self.verify_ct += 1
                 self.accepted += len(piece)
             self._window_tokens += len(piece)
+            self._stamp(request, bool(piece))
             request.out.put_nowait(piece)
             if not request.pending:
                 request.out.put_nowait(None)
                 self.running.pop(request.rid, None)
+                if self.observer is not None:
+                    self.observer.on_finish(request)
         if self.decode_iters % self.interval == 0:
             self._log_decode(step)
+
+    @staticmethod
+    def _stamp(request: Running, gave: bool) -> None:
+        if not gave:
+            return
+        now = time.monotonic()
+        if request.first_at is None:
+            request.first_at = now
+        elif request.last_at is not None:
+            request.gaps.append(now - request.last_at)
+        request.last_at = now
 
     def _log_decode(self, step: int) -> None:
         elapsed = max(time.monotonic() - self._window_start, 1e-6)
@@ -154,3 +186,5 @@ class Batcher:
                 "queued": 0,
             }
         )
+        if self.observer is not None:
+            self.observer.on_log(self)

@@ -93,6 +93,7 @@ def _serving_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--api-key", type=str, default=None)
     p.add_argument("--skip-server-warmup", action="store_true")
     p.add_argument("--enable-metrics", action="store_true")
+    p.add_argument("--enable-metrics-for-all-schedulers", action="store_true")
     p.add_argument("--watchdog-timeout", type=float, default=300)
     p.add_argument("--max-running-requests", type=int, default=None)
     p.add_argument("--max-queued-requests", type=int, default=None)

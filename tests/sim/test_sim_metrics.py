@@ -1,0 +1,234 @@
+"""The simulated server's ``/metrics`` and ``/v1/loads``, per version, against SGLang's own definitions:
+the metrics inventory (``shared/sglang/metrics-inventory.tsv``: names, types, labels) and, where the
+unpacked wheels are at hand, an ast reading of their ``metrics_collector.py`` (help strings, buckets)."""
+
+from __future__ import annotations
+
+import ast
+import re
+import threading
+from pathlib import Path
+
+import httpx
+import pytest
+from test_server_harness import CT129, Server, Servers, servers_fixture, wait_until
+
+from tests.conftest import SHARED
+from tests.needs import require_path
+
+INVENTORY = SHARED / "sglang" / "metrics-inventory.tsv"
+WHEELS = Path("/tmp/sgw")
+VERSIONS = ("0.5.11", "0.5.23")
+FAST = {"tokens_per_s": 500.0}
+DENSE = ["--model-path", "Qwen/Qwen3-8B"]
+SCHED_LABELS = {"model_name", "engine_type", "tp_rank", "pp_rank", "moe_ep_rank"}
+TOKENIZER_LABELS = {"model_name", "engine_type"}
+SAMPLE = re.compile(r"^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$")
+
+
+@pytest.fixture
+def servers(sim_host, tmp_path):
+    yield from servers_fixture(sim_host, tmp_path)
+
+
+def start(servers: Servers, version: str, *extra: str, gpus: int = 2) -> Server:
+    server = servers.start(*DENSE, *extra, sim={**FAST, "sglang": version, "gpus": gpus})
+    server.wait_ready()
+    return server
+
+
+def scrape(server: Server) -> dict[str, dict[str, object]]:
+    """Families by name: type, help and samples (name, labels, value)."""
+    with server.client() as client:
+        response = client.get("/metrics")
+    assert response.status_code == 200
+    families: dict[str, dict[str, object]] = {}
+    for line in response.text.splitlines():
+        if line.startswith("# HELP "):
+            name, _, doc = line[7:].partition(" ")
+            families.setdefault(name, {"samples": []})["help"] = doc
+        elif line.startswith("# TYPE "):
+            name, _, kind = line[7:].partition(" ")
+            families[name]["type"] = kind
+        else:
+            match = SAMPLE.match(line)
+            assert match, line
+            labels = dict(re.findall(r'(\w+)="([^"]*)"', match[2] or ""))
+            samples = list(families.values())[-1]["samples"]
+            assert isinstance(samples, list)
+            samples.append((match[1], labels, float(match[3])))
+    return families
+
+
+def inventory(version: str) -> dict[str, tuple[str, set[str]]]:
+    """name -> (type, labels) from the inventory (``base`` being the collector's labels)."""
+    require_path(INVENTORY, "the SGLang metrics inventory")
+    found = {}
+    for row in INVENTORY.read_text().splitlines()[1:]:
+        name, kind, emitter, labels, _buckets, loc511, loc523 = row.split("\t")
+        if not (loc511 if version == "0.5.11" else loc523).strip():
+            continue
+        base = SCHED_LABELS if emitter.startswith("Scheduler") else TOKENIZER_LABELS
+        extra = set(labels.split("+")[1:]) if labels.startswith("base") else set()
+        found[name] = (kind.lower(), base | extra)
+    return found
+
+
+def wheel_definitions(version: str) -> dict[str, tuple[str, tuple[float, ...] | None, set[str]]]:
+    """name -> (help, buckets, labels beyond the collector's) read with ast from the wheel's
+    metrics_collector.py (the inventory's label column is not per version)."""
+    path = WHEELS / f"u{version}" / "sglang" / "srt" / "observability" / "metrics_collector.py"
+    if not path.exists():
+        pytest.skip(f"unpacked wheel not found at {path}")
+    tree = ast.parse(path.read_text())
+    found: dict[str, tuple[str, tuple[float, ...] | None, set[str]]] = {}
+    for fn in ast.walk(tree):
+        if not isinstance(fn, ast.FunctionDef):
+            continue
+        assigns = [
+            n for n in ast.walk(fn) if isinstance(n, ast.Assign) and isinstance(n.targets[0], ast.Name)
+        ]
+        for call in ast.walk(fn):
+            if not (
+                isinstance(call, ast.Call)
+                and getattr(call.func, "id", "") in ("Gauge", "Counter", "Histogram")
+            ):
+                continue
+            kw = {k.arg: k.value for k in call.keywords}
+            if "name" not in kw or not isinstance(kw["name"], ast.Constant):
+                continue
+            buckets = None
+            if "buckets" in kw:
+                node = kw["buckets"]
+                if isinstance(node, ast.Name):  # the last literal assigned to it before the call
+                    earlier = [a for a in assigns if a.targets[0].id == node.id and a.lineno < call.lineno]
+                    node = earlier[-1].value if earlier else node
+                try:
+                    buckets = tuple(float(b) for b in ast.literal_eval(node))
+                except ValueError:
+                    buckets = None
+            names = ast.unparse(kw["labelnames"])
+            extra = set(re.findall(r"['\"](\w+)['\"]", names))
+            try:
+                doc = ast.literal_eval(kw["documentation"])
+            except ValueError:
+                continue  # a help text built at run time (f-string): not one the simulator serves
+            found.setdefault(kw["name"].value, (doc, buckets, extra))
+    return found
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_no_metrics_without_the_flag(servers: Servers, version: str):
+    server = start(servers, version)
+    with server.client() as client:
+        assert client.get("/metrics").status_code == 404
+        assert client.get("/v1/loads").status_code == 200
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_families_types_and_labels_are_the_wheels(servers: Servers, version: str):
+    server = start(servers, version, "--enable-metrics")
+    families = scrape(server)
+    known = inventory(version)
+    definitions = wheel_definitions(version)
+    assert "sglang:num_running_reqs" in families  # the warm-up has logged a batch
+    for name, family in families.items():
+        kind, labels = known[name]
+        assert family["type"] == kind, name
+        doc, buckets, extra = definitions[name]
+        labels = (labels - {"is_streaming"}) | extra
+        assert family["help"] == doc, name
+        for sample_name, sample_labels, _value in family["samples"]:  # type: ignore[attr-defined]
+            keys = set(sample_labels) - {"le", "pid"}
+            assert keys == labels, (name, keys)
+            if sample_name.endswith("_bucket"):
+                assert buckets is not None
+                bounds = [float(b) for b in buckets] + [float("inf")]
+                assert float(sample_labels["le"]) in bounds
+        if kind == "histogram":
+            les = [s[1]["le"] for s in family["samples"] if s[0].endswith("_bucket")]  # type: ignore[attr-defined]
+            assert len(les) % (len(buckets or ()) + 1) == 0
+    # counters and histograms a finished request makes (the warm-up's)
+    assert "sglang:time_to_first_token_seconds" in families
+    assert "sglang:num_aborted_requests_total" not in families  # no child before the first abort
+
+
+def test_is_streaming_on_0_5_23_only(servers: Servers):
+    for version, expected in (("0.5.11", False), ("0.5.23", True)):
+        families = scrape(start(servers, version, "--enable-metrics"))
+        samples = families["sglang:time_to_first_token_seconds"]["samples"]
+        assert all(("is_streaming" in s[1]) == expected for s in samples)  # type: ignore[attr-defined]
+
+
+def test_pid_label_only_on_gauges_without_a_multiprocess_mode(servers: Servers):
+    families = scrape(start(servers, "0.5.23", "--enable-metrics"))
+    assert all("pid" in s[1] for s in families["sglang:num_retracted_reqs"]["samples"])  # type: ignore[attr-defined]
+    assert not any("pid" in s[1] for s in families["sglang:num_running_reqs"]["samples"])  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_v1_loads_shape(servers: Servers, version: str):
+    server = start(servers, version)
+    with server.client() as client:
+        answer = client.get("/v1/loads").json()
+    assert answer["version"] == version
+    load = answer["loads"][0]
+    if version == "0.5.23":
+        assert {"accelerator", "num_accelerators"} <= set(answer) and "aggregate" not in answer
+        assert load["dp_rank"] == 0 and "num_active_tokens" in load and "prealloc_ready" in load["queues"]
+    else:
+        assert answer["dp_rank_count"] == 1 and "aggregate" in answer
+        assert "dp_rank" not in load and load["num_total_reqs"] == 0
+    assert (
+        load["max_total_num_tokens"] > 0 and load["memory"]["token_capacity"] == load["max_total_num_tokens"]
+    )
+
+
+def value(families: dict[str, dict[str, object]], sample: str) -> float:
+    name = sample.removesuffix("_count")
+    return sum(s[2] for s in families[name]["samples"] if s[0] == sample)  # type: ignore[attr-defined,misc]
+
+
+def test_a_burst_moves_running_and_ttft(servers: Servers):
+    server = servers.start(*CT129, "--enable-metrics", sim={"tokens_per_s": 20.0})
+    server.wait_ready()
+    before = scrape(server)
+    body = {"messages": [{"role": "user", "content": "hi"}], "max_tokens": 40}
+    threads = [
+        threading.Thread(target=lambda: httpx.post(server.url("/v1/chat/completions"), json=body, timeout=60))
+        for _ in range(4)
+    ]
+    for thread in threads:
+        thread.start()
+    wait_until(lambda: value(scrape(server), "sglang:num_running_reqs") >= 2, what="running requests")
+    for thread in threads:
+        thread.join(60)
+    after = scrape(server)
+    ttft = "sglang:time_to_first_token_seconds_count"
+    assert value(after, ttft) >= value(before, ttft) + 4
+
+
+def test_a_restart_resets_counters(servers: Servers):
+    first = start(servers, "0.5.11", "--enable-metrics")
+    with first.client() as client:
+        client.post(
+            "/v1/chat/completions", json={"messages": [{"role": "user", "content": "x"}], "max_tokens": 5}
+        )
+    count = value(scrape(first), "sglang:num_requests_total")
+    assert count >= 2  # the warm-up and ours
+    first.proc.kill()
+    first.proc.wait(10)
+    second = start(servers, "0.5.11", "--enable-metrics")
+    assert value(scrape(second), "sglang:num_requests_total") < count
+
+
+def test_dp_attention_gives_one_set_per_dp_rank(servers: Servers):
+    server = start(
+        servers, "0.5.11", "--enable-metrics", "--tp", "2", "--dp", "2", "--enable-dp-attention", gpus=4
+    )
+    families = scrape(server)
+    ranks = {s[1].get("dp_rank") for s in families["sglang:num_running_reqs"]["samples"]}  # type: ignore[attr-defined]
+    assert ranks == {"0", "1"}
+    with server.client() as client:
+        loads = client.get("/v1/loads").json()["loads"]
+    assert [load["dp_rank"] for load in loads] == [0, 1]
