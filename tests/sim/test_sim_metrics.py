@@ -190,7 +190,9 @@ def value(families: dict[str, dict[str, object]], sample: str) -> float:
 
 
 def test_a_burst_moves_running_and_ttft(servers: Servers):
-    server = servers.start(*CT129, "--enable-metrics", sim={"tokens_per_s": 20.0})
+    server = servers.start(
+        *CT129, "--enable-metrics", "--max-running-requests", "2", sim={"tokens_per_s": 20.0}
+    )
     server.wait_ready()
     before = scrape(server)
     body = {"messages": [{"role": "user", "content": "hi"}], "max_tokens": 40}
@@ -200,12 +202,23 @@ def test_a_burst_moves_running_and_ttft(servers: Servers):
     ]
     for thread in threads:
         thread.start()
-    wait_until(lambda: value(scrape(server), "sglang:num_running_reqs") >= 2, what="running requests")
+
+    def busy():
+        return (
+            (m := scrape(server))
+            and value(m, "sglang:num_running_reqs") == 2
+            and value(m, "sglang:num_queue_reqs") >= 1
+        )
+
+    wait_until(busy, what="two running requests and a queue")
     for thread in threads:
         thread.join(60)
     after = scrape(server)
     ttft = "sglang:time_to_first_token_seconds_count"
     assert value(after, ttft) >= value(before, ttft) + 4
+    waited = "sglang:queue_time_seconds_count"
+    assert value(after, waited) >= value(before, waited) + 4
+    assert value(after, "sglang:num_queue_reqs") == 0
 
 
 def test_a_restart_resets_counters(servers: Servers):

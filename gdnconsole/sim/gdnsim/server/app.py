@@ -243,6 +243,7 @@ class App:
                 capacity,
                 state.batcher.last_gen_throughput,
                 int(rank0.get("max_running_requests", 0)),
+                sum(1 for r in state.batcher.waiting if feed.group(r.rid) == group),
             )
             answer.append(loads.one_rank(state.cfg.sglang, base, memory, spec))
         tp, pp = int(state.args.tp_size), int(state.args.pp_size)

@@ -40,12 +40,15 @@ class Running:
     gaps: list[float] = field(default_factory=list)  # inter-token gaps, one per later output piece
     stream: bool = False
     aborted: bool = False  # the client left before the end
+    admitted: float | None = None  # when it left the waiting queue
 
 
 class Observer(Protocol):
     """What the metrics see of the scheduler: each logged batch, each finished request."""
 
     def on_log(self, batcher: Batcher) -> None: ...
+
+    def on_admit(self, request: Running) -> None: ...
 
     def on_finish(self, request: Running) -> None: ...
 
@@ -75,7 +78,9 @@ class Batcher:
         self._task: asyncio.Task[None] | None = None
         self._window_tokens = 0
         self._window_start = time.monotonic()
-        self.observer: Observer | None = None  # set when --enable-metrics
+        self.observer: Observer | None = None  # the metrics
+        self.max_running: int | None = None  # more requests than this wait (--max-running-requests)
+        self.waiting: list[Running] = []
         self.aborted = 0
 
     @property
@@ -86,32 +91,43 @@ class Batcher:
         return sum(r.prompt_tokens + r.generated for r in self.running.values())
 
     def submit(self, rid: str, prompt_tokens: int, tokens: list[Token], stream: bool = False) -> Running:
-        """Admit a request: log its prefill and start handing out tokens."""
+        """Take a request: it runs at once, or waits while the running batch is full."""
         request = Running(rid, prompt_tokens, list(tokens), stream=stream)
-        running_before = len(self.running)
-        self.running[rid] = request
-        self.forward_ct += 1
-        self.send_tp0(
-            {
-                "cmd": "prefill",
-                "forward_ct": self.forward_ct,
-                "new_seq": 1,
-                "new_token": prompt_tokens,
-                "cached": 0,
-                "used_tokens": self.used_tokens(),
-                "running": running_before,
-                "queued": 0,
-                "throughput": prompt_tokens * 40.0,
-            }
-        )
+        if self.max_running is not None and len(self.running) >= self.max_running:
+            self.waiting.append(request)
+        else:
+            self._admit(request)
         if self.observer is not None:
             self.observer.on_log(self)
         if self._task is None or self._task.done():
             self._task = asyncio.create_task(self._loop())
         return request
 
+    def _admit(self, request: Running) -> None:
+        """Log its prefill and start handing out tokens."""
+        request.admitted = time.monotonic()
+        if self.observer is not None:
+            self.observer.on_admit(request)
+        running_before = len(self.running)
+        self.running[request.rid] = request
+        self.forward_ct += 1
+        self.send_tp0(
+            {
+                "cmd": "prefill",
+                "forward_ct": self.forward_ct,
+                "new_seq": 1,
+                "new_token": request.prompt_tokens,
+                "cached": 0,
+                "used_tokens": self.used_tokens(),
+                "running": running_before,
+                "queued": len(self.waiting),
+                "throughput": request.prompt_tokens * 40.0,
+            }
+        )
+
     def cancel(self, rid: str) -> None:
         self.running.pop(rid, None)
+        self.waiting = [r for r in self.waiting if r.rid != rid]
 
     async def _loop(self) -> None:
         self.set_util(97)
@@ -126,6 +142,8 @@ class Batcher:
             deadline += perf.draw_iteration_s(len(self.running))
             await asyncio.sleep(max(0.0, deadline - now))
             self._iterate(perf)
+        if self.observer is not None:
+            self.observer.on_log(self)  # the idle scheduler's gauges drop to zero
         self.set_util(0)
 
     def _perf(self) -> SpecPerf:
@@ -156,6 +174,8 @@ class Batcher:
                 self.running.pop(request.rid, None)
                 if self.observer is not None:
                     self.observer.on_finish(request)
+        while self.waiting and (self.max_running is None or len(self.running) < self.max_running):
+            self._admit(self.waiting.pop(0))
         if self.decode_iters % self.interval == 0:
             self._log_decode(step)
 
@@ -183,7 +203,7 @@ class Batcher:
                 "accept_len": self.avg_accept_length or float(step),
                 "graph": True,
                 "throughput": self.last_gen_throughput,
-                "queued": 0,
+                "queued": len(self.waiting),
             }
         )
         if self.observer is not None:

@@ -16,12 +16,12 @@ NEW_LOADS = (0, 5, 23)
 
 
 def core(
-    rank: int | None, running: int, used: int, capacity: int, throughput: float, mrr: int
+    rank: int | None, running: int, used: int, capacity: int, throughput: float, mrr: int, waiting: int = 0
 ) -> dict[str, Any]:
     return {
         "dp_rank": rank,
         "num_running_reqs": running,
-        "num_waiting_reqs": 0,
+        "num_waiting_reqs": waiting,
         "num_used_tokens": used,
         "num_total_tokens": used,
         "max_total_num_tokens": capacity,
@@ -41,7 +41,7 @@ def one_rank(
             "timestamp": datetime.now(UTC).timestamp(),
             "dp_rank": base["dp_rank"] or 0,
             "num_running_reqs": base["num_running_reqs"],
-            "num_waiting_reqs": 0,
+            "num_waiting_reqs": base["num_waiting_reqs"],
             "num_waiting_uncached_tokens": 0,
             "num_used_tokens": base["num_used_tokens"],
             "num_total_tokens": base["num_total_tokens"],
@@ -70,7 +70,13 @@ def one_rank(
             "kv_transfer_speed_gb_s": 0.0,
             "kv_transfer_latency_ms": 0.0,
         }
-        load["queues"] = {"waiting": 0, "grammar": 0, "paused": 0, "retracted": 0, "prealloc_ready": 0}
+        load["queues"] = {
+            "waiting": base["num_waiting_reqs"],
+            "grammar": 0,
+            "paused": 0,
+            "retracted": 0,
+            "prealloc_ready": 0,
+        }
         return load
     load = {k: v for k, v in base.items() if v is not None}
     load["memory"] = memory
@@ -86,7 +92,7 @@ def one_rank(
         "kv_transfer_speed_gb_s": 0.0,
         "kv_transfer_latency_ms": 0.0,
     }
-    load["queues"] = {"waiting": 0, "grammar": 0, "paused": 0, "retracted": 0}
+    load["queues"] = {"waiting": base["num_waiting_reqs"], "grammar": 0, "paused": 0, "retracted": 0}
     load["num_total_reqs"] = load["num_running_reqs"] + load["num_waiting_reqs"]
     return load
 

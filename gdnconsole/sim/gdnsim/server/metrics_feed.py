@@ -63,7 +63,6 @@ class Feed:
     groups: int = 1
     _group_of: dict[str, int] = field(default_factory=dict)
     _next: int = 0
-    _queued: set[str] = field(default_factory=set)  # admitted, queue time observed
 
     def group(self, rid: str) -> int:
         """Requests go round the DP groups in turn (the default round-robin load balancer)."""
@@ -79,18 +78,21 @@ class Feed:
             used = sum(r.prompt_tokens + r.generated for r in mine)
             labels = sched.labels
             reg.set("sglang:num_running_reqs", labels, len(mine))
-            reg.set("sglang:num_queue_reqs", labels, 0)
+            waiting = sum(1 for r in batcher.waiting if self.group(r.rid) == sched.dp_group)
+            reg.set("sglang:num_queue_reqs", labels, waiting)
             reg.set("sglang:gen_throughput", labels, batcher.last_gen_throughput)
             reg.set("sglang:cache_hit_rate", labels, 0.0)
             reg.set("sglang:token_usage", labels, used / max(1, self.token_capacity))
             reg.set("sglang:spec_accept_length", labels, batcher.avg_accept_length or 0.0)
             reg.set("sglang:num_retracted_reqs", labels, 0)
-        for request in batcher.running.values():
-            if request.generated == 0 and request.rid not in self._queued:
-                self._queued.add(request.rid)
-                owner = self._sched_for(request.rid)
-                if owner is not None:
-                    reg.observe("sglang:queue_time_seconds", owner.labels, 0.0)  # admitted at once
+
+    def on_admit(self, request: Running) -> None:
+        """Queue time, observed by the scheduler that takes the request (0.5.11
+        metrics_collector.py:940)."""
+        owner = self._sched_for(request.rid)
+        if owner is not None and request.admitted is not None:
+            queued = request.admitted - request.submitted
+            self.registry.observe("sglang:queue_time_seconds", owner.labels, queued)
 
     def _sched_for(self, rid: str) -> Scheduler | None:
         group = self.group(rid)
@@ -104,7 +106,6 @@ class Feed:
 
     def on_finish(self, request: Running) -> None:
         reg = self.registry
-        self._queued.discard(request.rid)
         self._group_of.pop(request.rid, None)
         if request.aborted:
             reg.inc(

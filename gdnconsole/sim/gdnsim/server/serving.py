@@ -45,6 +45,7 @@ class Server:
             args, ready, log, batcher, self.install_tokenizer_handlers, self.first_real_request
         )
         batcher.tokens_per_s = max(self.state.cfg.tokens_per_s, 0.1)
+        batcher.max_running = ready[0].get("max_running_requests") if ready else None
         batcher.perf = SpecPerf(Spec.of(args), batcher.tokens_per_s)  # the flags as SGLang adjusted them
         self.http = HttpServer(App(self.state), self.access_log)
 
