@@ -245,3 +245,13 @@ def test_dp_attention_gives_one_set_per_dp_rank(servers: Servers):
     with server.client() as client:
         loads = client.get("/v1/loads").json()["loads"]
     assert [load["dp_rank"] for load in loads] == [0, 1]
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_server_info_keys_per_version(servers: Servers, version: str):
+    server = start(servers, version)
+    with server.client() as client:
+        info = client.get("/server_info").json()
+    assert info["version"] == version
+    assert ("frontend" in info) == (version == "0.5.23")
+    assert info["internal_states"][0]["memory_usage"]["token_capacity"] == info["max_total_num_tokens"]

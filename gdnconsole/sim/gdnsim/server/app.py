@@ -196,6 +196,10 @@ class App:
         info["max_total_num_tokens"] = rank0["max_total_num_tokens"]
         info["internal_states"] = [internal]
         info["version"] = state.cfg.sglang
+        if version.parse(state.cfg.sglang) >= (0, 5, 23):
+            # 523 http_server.py:882-891 and utils/common.py:3584-3593: no KV-event publisher by default
+            info["kv_events"] = None
+            info["frontend"] = "python"
         return Response.json(info)
 
     async def models(self, request: Request) -> Response:
