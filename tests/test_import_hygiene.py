@@ -175,3 +175,14 @@ def test_the_dashboard_s_help_and_palette_load_no_screen_behind_a_key(tmp_path: 
     seen = loaded_after(HELP_AND_PALETTE, (*OPENED_BY_A_KEY, FLAG_TABLES), tmp_path)
     assert isinstance(seen, dict) and seen["palette"] == [True, []]
     assert seen["help"][0] == "HelpScreen" and seen["help"][1] > 10 and seen["help"][2] == []
+
+
+def test_the_dashboard_s_first_frame_loads_no_serving_parser(tmp_path: Path) -> None:
+    """The serving strip is on every tab; the figures' modules and prometheus_client load with the first
+    poll (host/servingwatch.py), not before the dashboard paints."""
+    code = (
+        "import gdnconsole.ui.screens.dashboard, gdnconsole.ui.widgets.servingstrip\n"
+        "print(json.dumps(loaded()))"
+    )
+    watched = ("prometheus_client", "gdnconsole.sglang.servingfigures", "gdnconsole.host.servingfeed")
+    assert loaded_after(code, watched, tmp_path) == []

@@ -4,9 +4,12 @@ panel: a value SGLang did not collect is "—", never 0; the pool that binds is 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from gdnconsole.sglang.servingfigures import SINCE_START, Latency, RankFigures, ServingFigures
 from gdnconsole.timefmt import span
+
+if TYPE_CHECKING:  # the figures' modules load with the first poll, not with the dashboard's first frame
+    from gdnconsole.sglang.servingfigures import Latency, RankFigures, ServingFigures
 
 NOT_COLLECTED = "—"
 SOURCE_WORDS = {"metrics": "/metrics", "loads": "/v1/loads (metrics off)", "log": "the log's Decode lines"}
@@ -86,6 +89,8 @@ def latency_text(latency: Latency | None) -> str:
 
 def _observed(latency: Latency) -> str:
     """``412 requests since start`` / ``9 requests in the last 60s``."""
+    from gdnconsole.sglang.servingfigures import SINCE_START
+
     many = f"{latency.count} request{'s' if latency.count != 1 else ''}"
     return (
         f"{many} {latency.window}"

@@ -11,8 +11,6 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from prometheus_client.parser import parse_labels, text_string_to_metric_families
-
 # A full 0.5.23 page with 8 DP ranks is some hundreds of KiB; past this it is not a /metrics page.
 MAX_TEXT = 32 * 1024 * 1024
 
@@ -130,6 +128,8 @@ def parse(text: str, keep: frozenset[str] | None = None) -> Exposition | Exposit
 
 def _parsed(text: str) -> Exposition:
     """The page through prometheus_client's whole parser."""
+    from prometheus_client.parser import text_string_to_metric_families  # with the first page, not at start
+
     samples: list[Sample] = []
     types: list[tuple[str, str]] = []
     for family in text_string_to_metric_families(text):
@@ -182,6 +182,8 @@ def _sample(line: str) -> Sample | None:
 def _labels(text: str) -> Labels:
     known = _labels_seen.get(text)
     if known is None:
+        from prometheus_client.parser import parse_labels  # the dashboard's first frame must not wait for it
+
         if len(_labels_seen) >= _LABELS_KEPT:
             _labels_seen.clear()
         known = _labels_seen[text] = tuple(sorted(parse_labels(text).items()))

@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from gdnconsole.config.hosts import Profile
-from gdnconsole.host.servingfeed import ServingFeed
 from gdnconsole.host.servingwords import (
     LATENCY_NAMES,
     NOT_COLLECTED,
@@ -24,11 +23,12 @@ from gdnconsole.host.servingwords import (
     rank_cells,
 )
 from gdnconsole.logs.textsafe import visible
-from gdnconsole.sglang.servingfigures import Latency, RankFigures, ServingFigures
 from gdnconsole.timefmt import span
 
 # tune's modules load with the serving screen, not with the dashboard's first frame (the strip).
 if TYPE_CHECKING:
+    from gdnconsole.host.servingfeed import ServingFeed
+    from gdnconsole.sglang.servingfigures import Latency, RankFigures, ServingFigures
     from gdnconsole.tune.grid import Combo
     from gdnconsole.tune.results import ComboResult
 

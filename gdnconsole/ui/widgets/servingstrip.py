@@ -3,13 +3,17 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.style import Style
 from rich.text import Text
 from textual.widgets import Static
 
-from gdnconsole.host.servingfeed import ServingFeed
 from gdnconsole.ui.models.servingview import StripLine, Tone, strip_line
 from gdnconsole.ui.tones import Tones
+
+if TYPE_CHECKING:
+    from gdnconsole.host.servingfeed import ServingFeed
 
 
 def strip_text(line: StripLine, tones: Tones) -> Text:
