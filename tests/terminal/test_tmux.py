@@ -391,12 +391,14 @@ def boxes(lines: list[str]) -> None:
         for left, char in enumerate(row):
             if char != "╭":
                 continue
-            right = next((c for c in range(left + 1, len(row)) if row[c] == "╮"), None)
-            assert right is not None, f"a box at row {top} col {left} has no top-right corner: {lines[top]!r}"
+            corners = [c for c in range(left + 1, len(row)) if row[c] == "╮"]
+            assert corners, f"a box at row {top} col {left} has no top-right corner: {lines[top]!r}"
             bottom = next((r for r in range(top + 1, len(grid)) if at(r, left) != "│"), len(grid))
             assert at(bottom, left) == "╰", (
                 f"the box at row {top} col {left}: its left side ends at row {bottom}"
             )
+            # A dialog over a panel may share its top row: the panel's corner is the one its bottom meets.
+            right = next((c for c in corners if at(bottom, c) == "╯"), corners[0])
             assert at(bottom, right) == "╯", f"the box at row {top} col {left}: no bottom-right corner"
             for r in range(top + 1, bottom):
                 assert at(r, right) == "│", (
