@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import sys
 import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -62,6 +63,29 @@ class ServerState:
             return self.cfg.chat_fault
 
 
+def launch_command(argv: list[str], watermark: str | None) -> str:
+    """The server's argv as 0.5.23 keeps it: joined by spaces, the watermark config redacted (0.5.23
+    server_args.py:717 from launch_server.py:81's ``sys.argv[1:]``, sampling/watermarking/core.py:110-134)."""
+    out: list[str] = []
+    redact_next = False
+    for arg in argv:
+        if redact_next:
+            out.append("<redacted>")
+            redact_next = False
+        elif watermark is not None and arg == watermark:
+            out.append("<redacted>")
+        elif watermark is not None and "=" in arg and arg.split("=", 1)[1] == watermark:
+            out.append(f"{arg.split('=', 1)[0]}=<redacted>")
+        elif arg == "--watermark-config":
+            out.append(arg)
+            redact_next = True
+        elif arg.startswith("--watermark-config="):
+            out.append("--watermark-config=<redacted>")
+        else:
+            out.append(arg)
+    return " ".join(out)
+
+
 def metrics_version(sglang: str) -> str:
     """The wheel whose families a version serves: 0.5.23's from 0.5.23 on, 0.5.11's before."""
     return "0.5.23" if version.parse(sglang) >= (0, 5, 23) else "0.5.11"
@@ -78,6 +102,7 @@ def make_feed(state: ServerState) -> Feed:
         state.model_name,
         int(state.ready[0]["max_total_num_tokens"]),
         groups,
+        {**state.ready[0], "page_size": int(getattr(args, "page_size", 1) or 1)},
     )
 
 
@@ -194,10 +219,14 @@ class App:
         if state.batcher.avg_accept_length is not None:
             internal = {"avg_spec_accept_length": round(state.batcher.avg_accept_length, 4), **internal}
         info["max_total_num_tokens"] = rank0["max_total_num_tokens"]
-        info["internal_states"] = [internal]
+        # one per DP rank (0.5.23 http_server.py:875-878 "internal states per DP")
+        info["internal_states"] = [dict(internal) for _ in range(self.feed.groups)]
         info["version"] = state.cfg.sglang
         if version.parse(state.cfg.sglang) >= (0, 5, 23):
             # 523 http_server.py:882-891 and utils/common.py:3584-3593: no KV-event publisher by default
+            info["launch_command"] = launch_command(
+                sys.argv[1:], getattr(state.args, "watermark_config", None)
+            )
             info["kv_events"] = None
             info["frontend"] = "python"
         return Response.json(info)
@@ -224,6 +253,13 @@ class App:
         return Response(200, text.encode(), content_type="text/plain; version=0.0.4; charset=utf-8")
 
     async def v1_loads(self, request: Request) -> Response:
+        started = time.perf_counter()
+        try:
+            return self._v1_loads()
+        finally:
+            self.feed.on_loads(time.perf_counter() - started)
+
+    def _v1_loads(self) -> Response:
         state, feed = self.state, self.feed
         rank0 = state.ready[0]
         capacity = int(rank0["max_total_num_tokens"])

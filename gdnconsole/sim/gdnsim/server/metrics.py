@@ -22,8 +22,6 @@ from dataclasses import dataclass, field
 from gdnsim.server.metrics_defs import FAMILIES, Family
 
 Labels = tuple[tuple[str, str], ...]
-# gauges prometheus_client keeps the pid label on (no multiprocess_mode given: "all")
-PID_GAUGES = frozenset({"sglang:num_retracted_reqs"})
 
 
 def go_float(value: float) -> str:
@@ -77,6 +75,9 @@ class Registry:
     counters: dict[str, dict[Labels, float]] = field(default_factory=dict)
     histos: dict[str, dict[Labels, Histo]] = field(default_factory=dict)
 
+    def families(self) -> tuple[Family, ...]:
+        return FAMILIES[self.version]
+
     def family(self, name: str) -> Family:
         for fam in FAMILIES[self.version]:
             if fam.name == name:
@@ -86,18 +87,21 @@ class Registry:
     def has(self, name: str) -> bool:
         return any(fam.name == name for fam in FAMILIES[self.version])
 
+    def has_child(self, name: str, labels: Mapping[str, str]) -> bool:
+        return tuple(sorted(labels.items())) in self.gauges.get(name, {})
+
     def set(self, name: str, labels: Mapping[str, str], value: float) -> None:
-        self.gauges.setdefault(name, {})[tuple(labels.items())] = float(value)
+        self.gauges.setdefault(name, {})[tuple(sorted(labels.items()))] = float(value)
 
     def inc(self, name: str, labels: Mapping[str, str], value: float = 1.0) -> None:
         children = self.counters.setdefault(name, {})
-        key = tuple(labels.items())
+        key = tuple(sorted(labels.items()))
         children[key] = children.get(key, 0.0) + value
 
     def observe(self, name: str, labels: Mapping[str, str], value: float) -> None:
         buckets = self.family(name).buckets or ()
         children = self.histos.setdefault(name, {})
-        children.setdefault(tuple(labels.items()), Histo(buckets)).observe(value)
+        children.setdefault(tuple(sorted(labels.items())), Histo(buckets)).observe(value)
 
     def render(self, scheduler_pid: int) -> str:
         out: list[str] = []
@@ -109,7 +113,7 @@ class Registry:
         if fam.kind == "gauge" and fam.name in self.gauges:
             lines = _head(fam.name, fam.doc, "gauge")
             for labels, value in self.gauges[fam.name].items():
-                extra = {"pid": str(pid)} if fam.name in PID_GAUGES else {}
+                extra = {"pid": str(pid)} if fam.pid else {}
                 lines.append(f"{fam.name}{_labelstr({**dict(labels), **extra})} {go_float(value)}\n")
             return lines
         if fam.kind == "counter" and fam.name in self.counters:
