@@ -145,8 +145,9 @@ def wheel_family_names(version: str) -> set[str]:
                     "Histogram",
                 ):
                     kw = {k.arg: k.value for k in call.keywords}
-                    if isinstance(kw.get("name"), ast.Constant):
-                        names.add(kw["name"].value)  # type: ignore[union-attr]
+                    name = kw.get("name")
+                    if isinstance(name, ast.Constant):
+                        names.add(str(name.value))
     return names
 
 
@@ -159,7 +160,7 @@ def left_out() -> list[str]:
 
 
 @pytest.mark.parametrize("version", VERSIONS)
-def test_every_family_of_the_wheel_but_the_left_out(servers: Servers, version: str):
+def test_every_family_of_the_wheel_but_the_left_out(servers: Servers, version: str) -> None:
     server = start(servers, version, "--enable-metrics")
     with server.client() as client:
         assert client.get("/v1/loads").status_code == 200  # get_loads_duration_seconds' first child
@@ -311,7 +312,7 @@ def test_server_info_keys_per_version(servers: Servers, version: str):
     assert info["internal_states"][0]["memory_usage"]["token_capacity"] == info["max_total_num_tokens"]
 
 
-def test_pool_gauges_come_from_the_rank(servers: Servers):
+def test_pool_gauges_come_from_the_rank(servers: Servers) -> None:
     """A hybrid GDN model: max_total_num_tokens as /server_info says, mamba slots as the rank sized them."""
     server = servers.start(*CT129, "--enable-metrics", sim=FAST)
     server.wait_ready()
@@ -326,13 +327,20 @@ def test_pool_gauges_come_from_the_rank(servers: Servers):
     assert value(families, "sglang:context_len") > 0
 
 
-def test_time_per_output_token_on_0_5_23(servers: Servers):
+def test_time_per_output_token_on_0_5_23(servers: Servers) -> None:
     families = scrape(start(servers, "0.5.23", "--enable-metrics"))
     assert value(families, "sglang:request_time_per_output_token_seconds_count") >= 1  # the warm-up's
     assert value(families, "sglang:max_total_num_tokens") > 0
+    # one child per phase the wheel names (0.5.23 model_executor/graph_memory_usage.py:5-12,
+    # metrics_collector.py:2074-2090)
+    graph = {s[1]["phase"] for s in families["sglang:graph_memory_usage_gb"]["samples"]}  # type: ignore[attr-defined]
+    assert graph == {"prefill", "decode", "target_verify", "draft_prefill", "draft_decode", "draft_extend"}
+    startup = {s[1]["phase"] for s in families["sglang:startup_time_seconds"]["samples"]}  # type: ignore[attr-defined]
+    assert startup == {"load_weight", "kv_cache_allocation", "scheduler_e2e", "tokenizer_e2e"}
+    assert value(families, "sglang:startup_time_seconds") > 0
 
 
-def test_server_info_has_one_internal_state_per_dp_rank(servers: Servers):
+def test_server_info_has_one_internal_state_per_dp_rank(servers: Servers) -> None:
     server = start(servers, "0.5.11", "--tp", "2", "--dp", "2", "--enable-dp-attention", gpus=4)
     with server.client() as client:
         info = client.get("/server_info").json()
@@ -340,7 +348,7 @@ def test_server_info_has_one_internal_state_per_dp_rank(servers: Servers):
     assert "launch_command" not in info  # 0.5.23's
 
 
-def test_launch_command_is_the_argv_on_0_5_23(servers: Servers):
+def test_launch_command_is_the_argv_on_0_5_23(servers: Servers) -> None:
     server = start(servers, "0.5.23", "--enable-metrics")
     with server.client() as client:
         info = client.get("/server_info").json()

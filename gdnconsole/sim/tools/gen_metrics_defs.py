@@ -1,5 +1,6 @@
 """Reads each unpacked wheel's ``observability/metrics_collector.py`` with ast and prints the family table
-``gdnsim/server/metrics_defs.py`` holds (run: ``python tools/gen_metrics_defs.py /tmp/sgw > ...``)."""
+``gdnsim/server/metrics_defs.py`` holds. Run ``python tools/gen_metrics_defs.py /tmp/sgw``, put the output
+after that file's header and ``ruff format`` it."""
 
 from __future__ import annotations
 
@@ -125,6 +126,7 @@ def entry(version: str, fam: dict[str, object]) -> str:
 
 if __name__ == "__main__":
     root = Path(sys.argv[1])
+    print("# ruff: noqa: E501 (help texts as the wheels have them)")
     print("FAMILIES: dict[str, tuple[Family, ...]] = {")
     for version in ("0.5.11", "0.5.23"):
         print(f'    "{version}": (')

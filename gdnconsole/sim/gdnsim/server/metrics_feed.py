@@ -24,10 +24,11 @@ EXTRA_VALUES = {
     "mode": "decode_cuda_graph",  # cuda_graph_passes_total, 0.5.23 metrics_collector.py:1528
     "category": "decode",  # a ForwardMode, 0.5.23 metrics_collector.py forward_execution_seconds_total
     "forward_overlap": "none",  # 0.5.23 observability/scheduler_stage_metrics.py:54-61
-    "phase": "total",
     "source": "disk",  # 0.5.23 metrics_collector.py weight_load_duration_seconds' help
     "stage": "prefill_forward",
 }
+# every graph phase the wheel reports, captured or not (0.5.23 model_executor/graph_memory_usage.py:5-16)
+GRAPH_PHASES = ("prefill", "decode", "target_verify", "draft_prefill", "draft_decode", "draft_extend")
 # families whose first child only their event makes (0.5.23 metrics_collector.py:1959: an abort)
 AFTER_EVENT = frozenset({"sglang:num_aborted_requests_total"})
 # prefill_effective_tokens_total's modes (its help, 0.5.23 metrics_collector.py:1053)
@@ -95,15 +96,19 @@ class Feed:
             for name, value in self._sched_gauges(batcher, sched).items():
                 if reg.has(name):
                     reg.set(name, self._extra(name, sched.labels), value)
+            if reg.has("sglang:graph_memory_usage_gb"):
+                for phase in GRAPH_PHASES:
+                    value = self._graph_share(phase, "graph_gib")
+                    reg.set("sglang:graph_memory_usage_gb", {**sched.labels, "phase": phase}, value)
             reg.inc(
                 "sglang:cuda_graph_passes_total", self._extra("sglang:cuda_graph_passes_total", sched.labels)
             )
             self._touch(sched.labels, scheduler=True)
         base = {"model_name": self.model_name, "engine_type": "unified"}
         for name, value in self._startup_gauges().items():
-            if reg.has(name):
-                labels = {**base, "phase": name.partition("#")[2]} if "#" in name else base
-                reg.set(name.partition("#")[0], labels, value)
+            family, _, phase = name.partition("#")
+            if reg.has(family):
+                reg.set(family, {**base, "phase": phase}, value)
 
     def _sched_gauges(self, batcher: Batcher, sched: Scheduler) -> dict[str, float]:
         """What the batcher knows, per scheduler (0.5.23 metrics_collector.py:1700-1760 log_stats)."""
@@ -142,7 +147,6 @@ class Feed:
             "sglang:startup_available_gpu_memory_gb": float(self.ready.get("avail_gib", 0.0) or 0.0),
             "sglang:weight_memory_usage_gb": float(self.ready.get("weight_gib", 0.0) or 0.0),
             "sglang:kv_cache_memory_usage_gb": float(self.ready.get("kv_gib", 0.0) or 0.0),
-            "sglang:graph_memory_usage_gb": float(self.ready.get("graph_gib", 0.0) or 0.0),
             "sglang:weight_load_duration_seconds": float(self.ready.get("load_s", 0.0) or 0.0),
         }
 
@@ -156,8 +160,15 @@ class Feed:
             "sglang:startup_time_seconds#kv_cache_allocation": float(self.ready.get("pool_s", 0.0) or 0.0),
             "sglang:startup_time_seconds#scheduler_e2e": self._startup_s(),
             "sglang:startup_time_seconds#tokenizer_e2e": self._startup_s(),
-            "sglang:startup_cuda_graph_time_seconds#total": float(self.ready.get("graph_s", 0.0) or 0.0),
+            **{
+                f"sglang:startup_cuda_graph_time_seconds#{phase}": self._graph_share(phase, "graph_s")
+                for phase in GRAPH_PHASES
+            },
         }
+
+    def _graph_share(self, phase: str, key: str) -> float:
+        """The sim captures decode graphs only: the whole figure goes to that phase."""
+        return float(self.ready.get(key, 0.0) or 0.0) if phase == "decode" else 0.0
 
     def _extra(self, name: str, labels: Mapping[str, str]) -> dict[str, str]:
         """The collector's labels plus a value for each of the family's own."""
@@ -177,6 +188,8 @@ class Feed:
                 continue
             if "is_streaming" in fam.extra_labels or fam.name in AFTER_EVENT:
                 continue  # fed by each request as it is, or made only by its event
+            if any(key not in EXTRA_VALUES for key in fam.extra_labels):
+                continue  # set with its own label values (the phases)
             full = self._extra(fam.name, labels)
             if fam.kind == "gauge" and not reg.has_child(fam.name, full):
                 reg.set(fam.name, full, 0.0)
