@@ -18,7 +18,7 @@ import pytest
 # With "in-loop" it asks inside asyncio.run, and waits for the signal as it shows its prompt: a Ctrl-C
 # from the moment the prompt shows is the question's, not asyncio.run's (which only cancels the task).
 CHILD = """
-import asyncio, signal, sys, threading
+import asyncio, signal, sys, threading, time
 import click
 from gdnconsole.cli.common import ask
 
@@ -32,7 +32,8 @@ class Showing:  # waits for a signal once the prompt is out
         self.stream.flush()
         if self.shown:
             self.shown = False
-            signal.pause()
+            for _ in range(6000):  # not signal.pause(): a signal just before it would leave it waiting
+                time.sleep(0.01)  # for ever, the very race ask() is there to close
 
 async def in_loop():
     sys.stderr = Showing(sys.stderr)
