@@ -380,6 +380,13 @@ def whole_keys(footer: str) -> list[str]:
     return shown
 
 
+def toast_over(lines: list[str], row: int, col: int) -> bool:
+    """A toast (its "▌" edge left of ``col`` on that row) covers the cell at ``row``, ``col``."""
+    line = lines[row] if 0 <= row < len(lines) else ""
+    edge = line.rfind("▌", 0, col + 1)
+    return edge != -1
+
+
 def boxes(lines: list[str]) -> None:
     """Every box drawn with round corners is whole: four corners, its sides unbroken."""
     grid = [list(line) for line in lines]
@@ -394,6 +401,8 @@ def boxes(lines: list[str]) -> None:
             corners = [c for c in range(left + 1, len(row)) if row[c] == "╮"]
             assert corners, f"a box at row {top} col {left} has no top-right corner: {lines[top]!r}"
             bottom = next((r for r in range(top + 1, len(grid)) if at(r, left) != "│"), len(grid))
+            if at(bottom, left) != "╰" and toast_over(lines, bottom, left):
+                continue  # a toast is drawn over everything, a dialog's border too: covered, not broken
             assert at(bottom, left) == "╰", (
                 f"the box at row {top} col {left}: its left side ends at row {bottom}"
             )
@@ -401,6 +410,8 @@ def boxes(lines: list[str]) -> None:
             right = next((c for c in corners if at(bottom, c) == "╯"), corners[0])
             assert at(bottom, right) == "╯", f"the box at row {top} col {left}: no bottom-right corner"
             for r in range(top + 1, bottom):
+                if at(r, right) != "│" and toast_over(lines, r, right):
+                    continue
                 assert at(r, right) == "│", (
                     f"the box at row {top} col {left}: its right side breaks at row {r}"
                 )
