@@ -11,6 +11,7 @@ from typing import Any
 from rich.console import Console
 from textual.app import App
 from textual.pilot import Pilot
+from textual.screen import Screen
 
 from gdnconsole.config.hosts import Host, Profile
 from gdnconsole.host.link import LinkState, SshTarget
@@ -43,6 +44,14 @@ async def until(pilot: Pilot[None], predicate: Callable[[], bool], timeout: floa
             return False
         await pilot.pause(0.05)
     return True
+
+
+def on_screen(app: App[Any], which: str | type[Screen[Any]]) -> bool:
+    """The screen ``which`` (an id, or a class) is on top and mounted. A screen is on top as soon as it
+    is pushed, its children only once it has composed: a wait on the top alone can read it empty."""
+    screen = app.screen
+    shown = screen.id == which if isinstance(which, str) else isinstance(screen, which)
+    return shown and screen.is_mounted
 
 
 def gpu_text(app: DashboardApp, index: int = 0) -> str:

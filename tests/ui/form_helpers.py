@@ -12,7 +12,7 @@ from gdnconsole.config import hosts as config_hosts
 from gdnconsole.host.session import HostSession
 from gdnconsole.ui.app import DashboardApp
 from gdnconsole.ui.screens.flagform import FlagFormScreen
-from tests.ui.dashboard_helpers import fixed_clock, hello, until
+from tests.ui.dashboard_helpers import fixed_clock, hello, on_screen, until
 
 HOSTS = """\
 # ct129: the box in the incident note. Keep this comment.
@@ -72,7 +72,7 @@ def form_of(app: DashboardApp) -> FlagFormScreen:
 
 async def open_form(pilot: Pilot[None]) -> FlagFormScreen:
     await pilot.press("e")
-    assert await until(pilot, lambda: isinstance(pilot.app.screen, FlagFormScreen), 5)
+    assert await until(pilot, lambda: on_screen(pilot.app, FlagFormScreen), 5)
     return form_of(pilot.app)  # type: ignore[arg-type]
 
 

@@ -38,6 +38,7 @@ from tests.ui.dashboard_helpers import (
     hello,
     local_host,
     mamba_line,
+    on_screen,
     refused_session,
     server,
     serving_session,
@@ -241,7 +242,7 @@ def journal_app(tmp_path: Path) -> DashboardApp:
 async def journal_open(pilot: Pilot[Any]) -> None:
     await settle(pilot)
     await pilot.press("j")
-    assert await until(pilot, lambda: isinstance(pilot.app.screen, JournalScreen), 5)
+    assert await until(pilot, lambda: on_screen(pilot.app, JournalScreen), 5)
     await settle(pilot)
 
 
@@ -307,7 +308,7 @@ async def serving_open(pilot: Pilot[Any]) -> None:
 
     await settle(pilot)
     await pilot.press("v")
-    assert await until(pilot, lambda: isinstance(pilot.app.screen, ServingScreen), 5)
+    assert await until(pilot, lambda: on_screen(pilot.app, ServingScreen), 5)
     await settle(pilot)
 
 

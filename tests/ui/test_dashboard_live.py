@@ -14,7 +14,7 @@ from gdnconsole.host.link import LinkState
 from gdnconsole.ui.dialogs.hostkey import HostKeyScreen
 from tests.host.test_session import sim_host, sim_server, target
 from tests.sshhosts import SshdHost, sshd
-from tests.ui.dashboard_helpers import SIZE, dashboard, gpu_text, session_for, status_text, until
+from tests.ui.dashboard_helpers import SIZE, dashboard, gpu_text, on_screen, session_for, status_text, until
 
 __all__ = ["sim_server", "sshd"]  # fixtures
 
@@ -80,7 +80,7 @@ async def test_unknown_host_asks_and_connects_when_accepted(tmp_path: Path, sshd
     session = session_for(host, tmp_path, ssh=target(sshd, known_hosts=known))
     app = dashboard(session)
     async with app.run_test(size=SIZE) as pilot:
-        assert await until(pilot, lambda: isinstance(app.screen, HostKeyScreen))
+        assert await until(pilot, lambda: on_screen(app, HostKeyScreen))
         dialog = app.screen
         assert isinstance(dialog, HostKeyScreen) and dialog.fingerprint == session.fingerprint
         assert "unknown host key" in status_text(app) and not known.exists()
@@ -95,11 +95,11 @@ async def test_unknown_host_declined_stays_disconnected(tmp_path: Path, sshd: Ss
     session = session_for(sim_host(tmp_path, ssh=sshd), tmp_path, ssh=target(sshd, known_hosts=known))
     app = dashboard(session)
     async with app.run_test(size=SIZE) as pilot:
-        assert await until(pilot, lambda: isinstance(app.screen, HostKeyScreen))
+        assert await until(pilot, lambda: on_screen(app, HostKeyScreen))
         await pilot.press("n")
         await pilot.pause()
         assert not isinstance(app.screen, HostKeyScreen)
         assert session.link is LinkState.UNKNOWN_HOST and not known.exists()
         assert "fingerprint" in gpu_text(app)  # the message stays on screen
         await pilot.press("r")  # asks again
-        assert await until(pilot, lambda: isinstance(app.screen, HostKeyScreen))
+        assert await until(pilot, lambda: on_screen(app, HostKeyScreen))

@@ -17,7 +17,7 @@ from gdnconsole.ui.dialogs.confirm import ConfirmScreen
 from gdnconsole.ui.screens.dashboard import DashboardScreen
 from tests.host.launchkit import launch_host
 from tests.ui.conftest import settle
-from tests.ui.dashboard_helpers import SIZE, dashboard, session_for, until
+from tests.ui.dashboard_helpers import SIZE, dashboard, on_screen, session_for, until
 from tests.ui.form_helpers import (
     HOSTS,
     command,
@@ -129,7 +129,7 @@ async def test_save_as_new_profile(tmp_path: Path) -> None:
         form = await open_form(pilot)
         await type_into(pilot, form, "num_steps", "2")
         await pilot.press("ctrl+n")
-        assert await until(pilot, lambda: isinstance(app.screen, AskNameScreen), 5)
+        assert await until(pilot, lambda: on_screen(app, AskNameScreen), 5)
         name_field = app.screen.query_one(Input)
         name_field.value = ""
         await pilot.press(*"final", "enter")  # taken: refused
@@ -159,19 +159,19 @@ async def test_switching_profiles_and_the_unsaved_changes_prompt(tmp_path: Path)
         assert form.base.name == "final"
         await type_into(pilot, form, "port", "30001")
         profiles.value = "topk-only"  # dirty: asks first
-        assert await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), 5)
+        assert await until(pilot, lambda: on_screen(app, ConfirmScreen), 5)
         await pilot.press("n")  # keep editing: the choice goes back, the text stays
         assert await until(pilot, lambda: profiles.value == "final", 5)
         assert form.query_one("#ff-port", Input).value == "30001"
         await pilot.press("escape")  # close with unsaved changes: asks
-        assert await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), 5)
+        assert await until(pilot, lambda: on_screen(app, ConfirmScreen), 5)
         await pilot.press("n")
         await settle(pilot)
         assert app.screen is form
         await pilot.press("escape")
-        assert await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), 5)
+        assert await until(pilot, lambda: on_screen(app, ConfirmScreen), 5)
         await pilot.press("y")
-        assert await until(pilot, lambda: isinstance(app.screen, DashboardScreen), 5)
+        assert await until(pilot, lambda: on_screen(app, DashboardScreen), 5)
         assert path.read_text() == HOSTS
         assert app.dashboard.profile(0).name == "final"  # the profile the form ended on, as saved
 

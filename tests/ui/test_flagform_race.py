@@ -17,7 +17,7 @@ from gdnconsole.ui.app import DashboardApp
 from gdnconsole.ui.screens.promptpanel import PromptScreen
 from gdnconsole.ui.screens.tune import TuneScreen
 from tests.ui.conftest import settle
-from tests.ui.dashboard_helpers import SIZE, fixed_clock, until
+from tests.ui.dashboard_helpers import SIZE, fixed_clock, on_screen, until
 from tests.ui.form_helpers import HOSTS, form_app, form_session, hosts_file, open_form
 
 
@@ -74,7 +74,7 @@ async def test_ctrl_r_on_the_tune_screen_runs_the_grid_as_typed(
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("u")
-        assert await until(pilot, lambda: isinstance(app.screen, TuneScreen), 5)
+        assert await until(pilot, lambda: on_screen(app, TuneScreen), 5)
         grid = app.screen.query_one("#tune-grid", Input)
         grid.value = "num_steps=1 eagle_topk=1 num_draft_tokens="
         grid.focus()
@@ -92,7 +92,7 @@ async def test_ctrl_r_on_the_prompt_panel_takes_the_field_as_typed(tmp_path: Pat
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("p")
-        assert await until(pilot, lambda: isinstance(app.screen, PromptScreen), 5)
+        assert await until(pilot, lambda: on_screen(app, PromptScreen), 5)
         screen = app.screen
         field = screen.query_one("#pf-max", Input)
         field.value = ""

@@ -11,7 +11,7 @@ from textual.widgets import DataTable
 from gdnconsole.host.journal import Attempt, Journal
 from gdnconsole.ui.screens.journal import PAGE, JournalScreen
 from tests.ui.conftest import settle
-from tests.ui.dashboard_helpers import CLOCK, SIZE, until
+from tests.ui.dashboard_helpers import CLOCK, SIZE, on_screen, until
 from tests.ui.form_helpers import form_app, form_session, hosts_file
 
 ARGV = ["python3", "-m", "sglang.launch_server", "--model-path", "Qwen/Qwen3.6-27B", "--tp-size", "2"]
@@ -43,7 +43,7 @@ async def test_the_newest_page_first_then_older_pages_on_demand(tmp_path: Path) 
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("j")
-        assert await until(pilot, lambda: isinstance(pilot.app.screen, JournalScreen), 5)
+        assert await until(pilot, lambda: on_screen(pilot.app, JournalScreen), 5)
         table = pilot.app.screen.query_one(DataTable)
         assert await until(pilot, lambda: table.row_count > 0, 5)
         assert numbers(table) == list(range(COUNT - PAGE + 1, COUNT + 1))  # the newest page, in order

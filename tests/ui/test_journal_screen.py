@@ -14,7 +14,7 @@ from gdnconsole.ui.screens.journal import JournalScreen, attempt_row
 from gdnconsole.ui.screens.launchcontrol import Progress, progress_text
 from gdnconsole.ui.tones import Tones
 from tests.ui.conftest import settle
-from tests.ui.dashboard_helpers import CLOCK, SIZE, until
+from tests.ui.dashboard_helpers import CLOCK, SIZE, on_screen, until
 from tests.ui.form_helpers import form_app, form_session, hosts_file
 
 ARGV = ["python3", "-m", "sglang.launch_server", "--model-path", "Qwen/Qwen3.6-27B", "--tp-size", "2"]
@@ -79,7 +79,7 @@ async def test_journal_lists_attempts_and_exports_markdown(tmp_path: Path) -> No
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("j")
-        assert await until(pilot, lambda: isinstance(app.screen, JournalScreen), 5)
+        assert await until(pilot, lambda: on_screen(app, JournalScreen), 5)
         screen = app.screen
         assert isinstance(screen, JournalScreen)
         assert await until(pilot, lambda: screen.query_one(DataTable).row_count == 3, 5)
@@ -116,12 +116,12 @@ async def test_journal_attempt_loads_into_the_form(tmp_path: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("j")
-        assert await until(pilot, lambda: isinstance(app.screen, JournalScreen), 5)
+        assert await until(pilot, lambda: on_screen(app, JournalScreen), 5)
         screen = app.screen
         assert await until(pilot, lambda: screen.query_one(DataTable).row_count == 3, 5)
         await pilot.press("up", "up")  # attempt 1, the rejected one
         await pilot.press("e")
-        assert await until(pilot, lambda: isinstance(app.screen, FlagFormScreen), 5)
+        assert await until(pilot, lambda: on_screen(app, FlagFormScreen), 5)
         form = app.screen
         assert isinstance(form, FlagFormScreen)
         assert form.base.name == "topk-only" and form.values.eagle_topk == "1" and form.values.num_steps == ""

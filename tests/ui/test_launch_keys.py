@@ -22,7 +22,7 @@ from gdnconsole.ui.app import DashboardApp
 from gdnconsole.ui.dialogs.confirm import ConfirmScreen
 from gdnconsole.ui.screens.flagform import FlagFormScreen
 from tests.host.launchkit import alive, kill_group, launch_host
-from tests.ui.dashboard_helpers import SIZE, session_for, status_text, until
+from tests.ui.dashboard_helpers import SIZE, on_screen, session_for, status_text, until
 from tests.ui.form_helpers import field_error
 
 NOTES: dict[int, list[str]] = {}
@@ -100,7 +100,7 @@ async def test_launch_then_stop_with_confirmation(tmp_path: Path) -> None:
         await pilot.pause()
         assert len(journal_of(app).attempts()) == 1
         await pilot.press("S")
-        assert await until(pilot, lambda: app.screen.id == "confirm-stop", 5)
+        assert await until(pilot, lambda: on_screen(app, "confirm-stop"), 5)
         text = dialog_text(app)
         assert f"server pid {pid} · process group" in text and f"pid {pid}" in text and "up " in text
         assert "sglang::scheduler_TP0" in text and "SIGKILL to the process group after 30 s" in text
@@ -108,7 +108,7 @@ async def test_launch_then_stop_with_confirmation(tmp_path: Path) -> None:
         await pilot.pause()
         assert session_of(app).launched_pid == pid
         await pilot.press("S")
-        assert await until(pilot, lambda: app.screen.id == "confirm-stop", 5)
+        assert await until(pilot, lambda: on_screen(app, "confirm-stop"), 5)
         await pilot.press("y")
         assert await until(pilot, lambda: session_of(app).server is None, 40)
         assert journal_of(app).attempts()[-1].outcome == "verified"  # what it reached; stopping keeps it
@@ -123,7 +123,7 @@ async def test_relaunch_shows_the_flag_diff_and_replaces_the_server(tmp_path: Pa
         profile = app.dashboard.profile(0)
         app.dashboard.profiles[0] = dataclasses.replace(profile, mem_fraction=0.8)
         await pilot.press("R")
-        assert await until(pilot, lambda: app.screen.id == "confirm-relaunch", 5)
+        assert await until(pilot, lambda: on_screen(app, "confirm-relaunch"), 5)
         text = dialog_text(app)
         assert "+ --mem-fraction-static 0.8" in text and f"server pid {old}" in text
         await pilot.press("y")
@@ -153,13 +153,13 @@ async def test_rejected_launch_offers_the_form_on_the_field(tmp_path: Path) -> N
     async with launching(tmp_path, host) as app, app.run_test(size=SIZE) as pilot:
         await connect(pilot, app)
         await pilot.press("L")
-        assert await until(pilot, lambda: app.screen.id == "confirm-rejected", 10)
+        assert await until(pilot, lambda: on_screen(app, "confirm-rejected"), 10)
         text = dialog_text(app)
         assert "nothing was started" in text and "spec.topk_without_steps" in text
         assert session_of(app).server is None
         assert journal_of(app).attempts()[-1].outcome == "rejected"
         await pilot.press("y")
-        assert await until(pilot, lambda: isinstance(app.screen, FlagFormScreen), 5)
+        assert await until(pilot, lambda: on_screen(app, FlagFormScreen), 5)
         form = app.screen
         assert isinstance(form, FlagFormScreen)
         assert await until(pilot, lambda: bool(field_error(form, "eagle_topk")), 5)
@@ -232,7 +232,7 @@ async def test_a_relaunch_the_rules_reject_asks_nothing_first(tmp_path: Path) ->
         await connect(pilot, app)
         pid = await launch_ready(pilot, app)
         app.dashboard.launches.relaunch(0, bad)  # what the form's ctrl+l does with its profile
-        assert await until(pilot, lambda: app.screen.id == "confirm-rejected", 10), app.screen.id
+        assert await until(pilot, lambda: on_screen(app, "confirm-rejected"), 10), app.screen.id
         assert "spec.topk_without_steps" in dialog_text(app)
         assert journal_of(app).attempts()[-1].outcome == "rejected"
         assert session_of(app).launched_pid == pid  # nothing was stopped
@@ -262,7 +262,7 @@ async def test_a_relaunch_follows_the_new_startup_even_when_the_log_was_scrolled
         await pilot.press("up", "up", "up")  # reading an older line: the view stops sticking to the tail
         assert not view.tail
         await pilot.press("R")
-        assert await until(pilot, lambda: app.screen.id == "confirm-relaunch", 5)
+        assert await until(pilot, lambda: on_screen(app, "confirm-relaunch"), 5)
         await pilot.press("y")
         assert await until(
             pilot,
@@ -288,7 +288,7 @@ async def test_the_demo_launches_through_the_agent_and_its_end_stops_what_it_sta
             first = session.launched_pid
             assert first is not None and journal_of(app).attempts()[0].pid == first
             await pilot.press("R")
-            assert await until(pilot, lambda: app.screen.id == "confirm-relaunch", 5), app.screen.id
+            assert await until(pilot, lambda: on_screen(app, "confirm-relaunch"), 5), app.screen.id
             await pilot.press("y")
             assert await until(pilot, lambda: "✔ attempt 2" in status_text(app), 60), said(app)
             second = session.launched_pid

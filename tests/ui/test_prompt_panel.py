@@ -35,7 +35,7 @@ from tests.host import test_session
 from tests.host.launchkit import set_scenario
 from tests.host.test_session import sim_host, sim_server
 from tests.ui.conftest import settle
-from tests.ui.dashboard_helpers import SIZE, dashboard, serving_session, session_for, until
+from tests.ui.dashboard_helpers import SIZE, dashboard, on_screen, serving_session, session_for, until
 from tests.ui.test_dashboard_snapshots import fixed_app
 
 __all__ = ["sim_server"]  # fixture
@@ -83,7 +83,7 @@ async def files_done(pilot: Pilot[None]) -> None:
 
 async def open_panel(pilot: Pilot[None], app: DashboardApp) -> PromptScreen:
     await pilot.press("p")
-    assert await until(pilot, lambda: isinstance(app.screen, PromptScreen), 5)
+    assert await until(pilot, lambda: on_screen(app, PromptScreen), 5)
     await files_done(pilot)
     return panel(app)
 
@@ -393,7 +393,7 @@ async def test_keys_agree_in_footer_help_and_palette(tmp_path: Path) -> None:
         commands = {c.title for c in binding_commands(screen)}
         assert {"Run", "Burst", "Thinking", "Next preset", "Close", "Help"} <= commands
         await pilot.press("f1")
-        assert await until(pilot, lambda: isinstance(app.screen, HelpScreen), 5)
+        assert await until(pilot, lambda: on_screen(app, HelpScreen), 5)
         text = plain(app.screen.query_one("#help-table", Static).content, 120)
         for binding in PromptScreen.BINDINGS:
             assert isinstance(binding, Binding) and binding.id in text
@@ -401,7 +401,7 @@ async def test_keys_agree_in_footer_help_and_palette(tmp_path: Path) -> None:
         await pilot.press("escape", "escape")
         assert await until(pilot, lambda: not isinstance(app.screen, (PromptScreen, HelpScreen)), 5)
         await pilot.press("question_mark")  # the dashboard's help lists the panel's keys too
-        assert await until(pilot, lambda: isinstance(app.screen, HelpScreen), 5)
+        assert await until(pilot, lambda: on_screen(app, HelpScreen), 5)
         text = plain(app.screen.query_one("#help-table", Static).content, 120)
         assert "prompt panel (p)" in text and "dash.prompt" in text and "prompt.burst" in text
 

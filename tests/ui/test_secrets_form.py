@@ -10,7 +10,7 @@ from textual.widgets import Input, TextArea
 from gdnconsole.config import hosts as config_hosts
 from gdnconsole.ui.dialogs.confirm import ConfirmScreen
 from tests.ui.conftest import settle
-from tests.ui.dashboard_helpers import SIZE, until
+from tests.ui.dashboard_helpers import SIZE, on_screen, until
 from tests.ui.form_helpers import HOSTS, command, field_error, form_app, form_session, open_form, shown
 
 KEY, TOKEN = "sk-live-123", "hf_SECRETtoken"
@@ -129,7 +129,7 @@ async def test_a_dialog_over_the_form_masks_the_secrets_again(tmp_path: Path) ->
         assert await until(pilot, lambda: TOKEN in text_of(form, "env"), 5)
         form.query_one("#ff-tp", Input).value = "4"
         await pilot.press("escape")  # unsaved changes: the discard question comes over the form
-        assert await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), 5)
+        assert await until(pilot, lambda: on_screen(app, ConfirmScreen), 5)
         assert TOKEN not in text_of(form, "env") and not form.revealed
 
 

@@ -11,7 +11,7 @@ from gdnconsole.host.journal import Attempt, Journal
 from gdnconsole.sglang.launch import redact, redact_env
 from gdnconsole.ui.screens.journal import JournalScreen
 from tests.ui.conftest import settle
-from tests.ui.dashboard_helpers import CLOCK, SIZE, until
+from tests.ui.dashboard_helpers import CLOCK, SIZE, on_screen, until
 from tests.ui.form_helpers import form_app, form_session
 from tests.ui.test_secrets_form import KEY, TOKEN, secret_file
 
@@ -41,7 +41,7 @@ async def test_the_journal_masks_secrets_and_reveals_them_on_purpose(tmp_path: P
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("j")
-        assert await until(pilot, lambda: isinstance(app.screen, JournalScreen), 5)
+        assert await until(pilot, lambda: on_screen(app, JournalScreen), 5)
         screen = app.screen
         assert isinstance(screen, JournalScreen)
         assert await until(pilot, lambda: screen.query_one(DataTable).row_count == 2, 5)
@@ -56,7 +56,7 @@ async def test_the_journal_masks_secrets_and_reveals_them_on_purpose(tmp_path: P
         await pilot.press("escape")
         assert await until(pilot, lambda: not isinstance(app.screen, JournalScreen), 5)
         await pilot.press("j")
-        assert await until(pilot, lambda: isinstance(app.screen, JournalScreen), 5)
+        assert await until(pilot, lambda: on_screen(app, JournalScreen), 5)
         again = app.screen
         assert isinstance(again, JournalScreen)
         assert await until(pilot, lambda: "attempt 2" in detail(again), 5)
@@ -71,7 +71,7 @@ async def test_the_markdown_export_masks_a_line_written_before_masking(tmp_path:
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("j")
-        assert await until(pilot, lambda: isinstance(app.screen, JournalScreen), 5)
+        assert await until(pilot, lambda: on_screen(app, JournalScreen), 5)
         await pilot.press("ctrl+r", "m")  # revealed on screen: the export is masked all the same
         exported = app.journal_dir / "ct129.md"
         assert await until(pilot, lambda: exported.exists(), 5)
@@ -89,7 +89,7 @@ async def test_a_screen_over_the_journal_masks_the_detail_again(tmp_path: Path) 
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("j")
-        assert await until(pilot, lambda: isinstance(app.screen, JournalScreen), 5)
+        assert await until(pilot, lambda: on_screen(app, JournalScreen), 5)
         screen = app.screen
         assert isinstance(screen, JournalScreen)
         assert await until(pilot, lambda: screen.query_one(DataTable).row_count == 2, 5)

@@ -11,7 +11,7 @@ from textual.widgets import Static
 from gdnconsole.ui.widgets.timeline import Timeline
 from tests.host.launchkit import kill_group, launch_host, start_by_hand
 from tests.sshhosts import free_loopback_port
-from tests.ui.dashboard_helpers import SIZE, until
+from tests.ui.dashboard_helpers import SIZE, on_screen, until
 from tests.ui.test_launch_keys import connect, launch_ready, launching, session_of
 
 
@@ -27,7 +27,7 @@ async def test_after_a_stop_the_timeline_says_the_server_ended_not_serving(tmp_p
         pid = await launch_ready(pilot, app)
         assert "■" not in timeline_text(app)
         await pilot.press("S")
-        assert await until(pilot, lambda: app.screen.id == "confirm-stop", 5)
+        assert await until(pilot, lambda: on_screen(app, "confirm-stop"), 5)
         await pilot.press("y")
         assert await until(pilot, lambda: f"■ server pid {pid} stopped" in timeline_text(app), 40), (
             timeline_text(app)

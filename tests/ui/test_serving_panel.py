@@ -28,6 +28,7 @@ from tests.ui.dashboard_helpers import (
     crashed_session,
     dashboard,
     fixed_clock,
+    on_screen,
     serving_session,
     session_for,
     until,
@@ -151,7 +152,7 @@ async def test_the_serving_screen_shows_ranks_both_windows_sparks_and_tune(tmp_p
         await settle(pilot)
         with_figures(session, fed())
         await pilot.press("v")
-        assert await until(pilot, lambda: isinstance(app.screen, ServingScreen), 5)
+        assert await until(pilot, lambda: on_screen(app, ServingScreen), 5)
         await settle(pilot)
         screen = app.screen
         assert isinstance(screen, ServingScreen)
@@ -185,7 +186,7 @@ async def test_the_serving_screen_repaints_on_each_poll(tmp_path: Path) -> None:
     async with app.run_test(size=WIDE) as pilot:
         await settle(pilot)
         await pilot.press("v")
-        assert await until(pilot, lambda: isinstance(app.screen, ServingScreen), 5)
+        assert await until(pilot, lambda: on_screen(app, ServingScreen), 5)
         await settle(pilot)
         screen = app.screen
         assert isinstance(screen, ServingScreen)

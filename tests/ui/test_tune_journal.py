@@ -14,7 +14,7 @@ from gdnconsole.tune.store import TuneStore
 from gdnconsole.tune.sweep import Sweep, sweep_record
 from gdnconsole.ui.screens.journal import JournalScreen
 from tests.ui.conftest import settle
-from tests.ui.dashboard_helpers import CLOCK, SIZE, until
+from tests.ui.dashboard_helpers import CLOCK, SIZE, on_screen, until
 from tests.ui.form_helpers import form_app, form_session, hosts_file
 
 ARGV = ["python3", "-m", "sglang.launch_server", "--model-path", "Qwen/Qwen3.6-27B", "--tp-size", "2"]
@@ -60,7 +60,7 @@ async def test_a_sweep_is_one_entry_with_its_attempts_under_it(tmp_path: Path) -
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("j")
-        assert await until(pilot, lambda: isinstance(app.screen, JournalScreen), 5)
+        assert await until(pilot, lambda: on_screen(app, JournalScreen), 5)
         screen = app.screen
         assert isinstance(screen, JournalScreen)
         assert await until(pilot, lambda: screen.query_one(DataTable).row_count == 6, 5)

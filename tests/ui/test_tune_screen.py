@@ -12,7 +12,7 @@ from gdnconsole.config import hosts as config_hosts
 from gdnconsole.ui.dialogs.confirm import ConfirmScreen
 from gdnconsole.ui.screens.tune import TuneScreen
 from tests.host.launchkit import alive, launch_host
-from tests.ui.dashboard_helpers import SIZE, until
+from tests.ui.dashboard_helpers import SIZE, on_screen, until
 from tests.ui.test_launch_keys import connect, launch_ready, launching, session_of
 
 FAST = {"tokens_per_s": 400.0}
@@ -51,7 +51,7 @@ async def test_a_sweep_from_the_screen_and_apply_best(tmp_path: Path) -> None:
     async with launching(tmp_path, host, config_path=str(config)) as app, app.run_test(size=SIZE) as pilot:
         await connect(pilot, app)
         await pilot.press("u")
-        assert await until(pilot, lambda: isinstance(app.screen, TuneScreen))
+        assert await until(pilot, lambda: on_screen(app, TuneScreen))
         screen = app.screen
         assert isinstance(screen, TuneScreen)
         await fill(pilot, screen, "num_steps=1 eagle_topk=1 num_draft_tokens=2,300")
@@ -70,7 +70,7 @@ async def test_a_sweep_from_the_screen_and_apply_best(tmp_path: Path) -> None:
         assert not session_of(app).launched_alive  # the sweep stopped its last server
 
         await pilot.press("ctrl+b")
-        assert await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        assert await until(pilot, lambda: on_screen(app, ConfirmScreen))
         await pilot.press("y")
         assert await until(pilot, lambda: screen.applied is not None, 10)
         saved = config_hosts.load(config).hosts["simbox"].profiles["final"].speculative
@@ -85,7 +85,7 @@ async def test_a_sweep_from_the_screen_and_apply_best(tmp_path: Path) -> None:
         assert app.dashboard.profile(0).speculative.num_steps == 1
 
         await pilot.press("u")  # opened again: the last sweep, from the store, until a new run replaces it
-        assert await until(pilot, lambda: isinstance(app.screen, TuneScreen) and app.screen is not screen)
+        assert await until(pilot, lambda: on_screen(app, TuneScreen) and app.screen is not screen)
         again = app.screen
         assert isinstance(again, TuneScreen)
         assert await until(pilot, lambda: again.sweep is not None, 5)
@@ -101,7 +101,7 @@ async def test_escape_mid_sweep_stops_the_sweeps_server(tmp_path: Path) -> None:
         await connect(pilot, app)
         session = session_of(app)
         await pilot.press("u")
-        assert await until(pilot, lambda: isinstance(app.screen, TuneScreen))
+        assert await until(pilot, lambda: on_screen(app, TuneScreen))
         screen = app.screen
         assert isinstance(screen, TuneScreen)
         await fill(pilot, screen, "num_steps=1,2,3 eagle_topk=1 num_draft_tokens=2")
@@ -119,11 +119,11 @@ async def test_a_sweep_over_our_running_server_asks_first(tmp_path: Path) -> Non
         await connect(pilot, app)
         pid = await launch_ready(pilot, app)
         await pilot.press("u")
-        assert await until(pilot, lambda: isinstance(app.screen, TuneScreen))
+        assert await until(pilot, lambda: on_screen(app, TuneScreen))
         screen = app.screen
         assert isinstance(screen, TuneScreen)
         await fill(pilot, screen, "num_steps=1 eagle_topk=1 num_draft_tokens=2")
-        assert await until(pilot, lambda: app.screen.id == "confirm-tune-run")
+        assert await until(pilot, lambda: on_screen(app, "confirm-tune-run"))
         assert f"pid {pid}" in str(app.screen.query_one("#confirm-title", Static).render())
         await pilot.press("n")
         assert await until(pilot, lambda: app.screen is screen)

@@ -13,7 +13,7 @@ from gdnconsole.tune.sweep import Sweep
 from gdnconsole.ui.screens.tune import TuneScreen
 from tests.simmodules import import_sim
 from tests.ui.conftest import settle
-from tests.ui.dashboard_helpers import until
+from tests.ui.dashboard_helpers import on_screen, until
 
 specperf = import_sim("gdnsim.server.specperf")
 RATE = 40.0  # ct129's decode rate without speculation, one request
@@ -75,7 +75,7 @@ def sweep() -> Sweep:
 async def tune_shown(pilot: Pilot[Any]) -> None:
     await settle(pilot)
     await pilot.press("u")
-    assert await until(pilot, lambda: isinstance(pilot.app.screen, TuneScreen), 5)
+    assert await until(pilot, lambda: on_screen(pilot.app, TuneScreen), 5)
     screen = pilot.app.screen
     assert isinstance(screen, TuneScreen)
     screen.show(sweep())
