@@ -99,3 +99,35 @@ def test_no_server_exits_3(tmp_path: Path) -> None:
     done = run(env, "serving", "simbox", "--json")
     assert done.returncode == 3
     assert "no SGLang server runs there" in done.stderr
+
+
+@pytest.mark.parametrize(
+    "flags",
+    [
+        pytest.param('"--attn-dp-size", "2"', id="attn-dp-size"),
+        pytest.param('"--dp", "2", "--enable-dp-attention"', id="deprecated-spelling"),
+    ],
+)
+def test_dp_attention_on_0_5_23_shows_both_ranks(tmp_path: Path, flags: str) -> None:
+    """Two attention-DP ranks on the profile's two GPUs: each its own running, queue and cap, from the
+    series that carry its dp_rank."""
+    config = sim_hosts_file(tmp_path, simulate={"sglang": "0.5.23"}, speculative=None)
+    config.write_text(
+        config.read_text().replace(
+            'args = ["--mamba-scheduler-strategy", "extra_buffer"]',
+            f'args = ["--mamba-radix-cache-strategy", "extra_buffer", "--enable-metrics", {flags}]',
+        )
+    )
+    env = {**os.environ, "GDNCONSOLE_CONFIG": str(config), "GDNCONSOLE_JOURNAL_DIR": str(tmp_path / "j")}
+    with launched(env, tmp_path):
+        burst = run(env, "prompt", "simbox", "hi", "--burst", "4", "--max-tokens", "8", "--json")
+        assert burst.returncode == 0, burst.stderr
+        data = serving(env)
+    assert data["source"] == "metrics" and data["version"] == "0.5.23"
+    ranks = data["ranks"]
+    assert isinstance(ranks, list) and [r["dp_rank"] for r in ranks] == [0, 1]
+    assert all(r["max_running"] is not None and r["token_usage"] is not None for r in ranks), json.dumps(
+        ranks
+    )
+    ttft = data["ttft_s"]
+    assert isinstance(ttft, dict) and ttft["count"] >= 4  # both ranks' requests, summed

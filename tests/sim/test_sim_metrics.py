@@ -16,9 +16,9 @@ from test_server_harness import CT129, Server, Servers, servers_fixture, wait_un
 
 from tests.conftest import SHARED
 from tests.needs import require_path
+from tests.wheels import wheel_source
 
 INVENTORY = SHARED / "sglang" / "metrics-inventory.tsv"
-WHEELS = Path("/tmp/sgw")
 VERSIONS = ("0.5.11", "0.5.23")
 FAST = {"tokens_per_s": 500.0}
 DENSE = ["--model-path", "Qwen/Qwen3-8B"]
@@ -93,9 +93,7 @@ def bucket_values(node: ast.expr) -> tuple[float, ...] | None:
 def wheel_definitions(version: str) -> dict[str, tuple[str, tuple[float, ...] | None, set[str]]]:
     """name -> (help, buckets, labels beyond the collector's) read with ast from the wheel's
     metrics_collector.py (the inventory's label column is not per version)."""
-    path = WHEELS / f"u{version}" / "sglang" / "srt" / "observability" / "metrics_collector.py"
-    if not path.exists():
-        pytest.skip(f"unpacked wheel not found at {path}")
+    path = wheel_source(version, "observability/metrics_collector.py")
     tree = ast.parse(path.read_text())
     found: dict[str, tuple[str, tuple[float, ...] | None, set[str]]] = {}
     for fn in ast.walk(tree):
@@ -132,9 +130,7 @@ def wheel_definitions(version: str) -> dict[str, tuple[str, tuple[float, ...] | 
 
 def wheel_family_names(version: str) -> set[str]:
     """Every family the scheduler's and tokenizer manager's collectors define, read with ast."""
-    path = WHEELS / f"u{version}" / "sglang" / "srt" / "observability" / "metrics_collector.py"
-    if not path.exists():
-        pytest.skip(f"unpacked wheel not found at {path}")
+    path = wheel_source(version, "observability/metrics_collector.py")
     names = set()
     for cls in ast.parse(path.read_text()).body:
         if isinstance(cls, ast.ClassDef) and cls.name in SERVED_CLASSES:
@@ -290,16 +286,45 @@ def test_a_restart_resets_counters(servers: Servers):
     assert value(scrape(second), "sglang:num_requests_total") < count
 
 
-def test_dp_attention_gives_one_set_per_dp_rank(servers: Servers):
-    server = start(
-        servers, "0.5.11", "--enable-metrics", "--tp", "2", "--dp", "2", "--enable-dp-attention", gpus=4
-    )
+DP_ATTENTION = [
+    ("0.5.11", ("--tp", "2", "--dp", "2", "--enable-dp-attention")),
+    ("0.5.23", ("--tp", "2", "--dp", "2", "--enable-dp-attention")),  # deprecated: attn_dp_size=2
+    ("0.5.23", ("--tp", "2", "--attn-dp-size", "2")),
+]
+
+
+def dp_ranks_of(families: dict[str, dict[str, object]], name: str) -> list[tuple[str | None, str]]:
+    """(dp_rank, tp_rank) of each series of ``name``, sorted."""
+    samples = families[name]["samples"]
+    return sorted((s[1].get("dp_rank"), s[1]["tp_rank"]) for s in samples)  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(("version", "flags"), DP_ATTENTION)
+def test_dp_attention_splits_one_tp_group(servers: Servers, version: str, flags: tuple[str, ...]) -> None:
+    """Attention DP shares the TP group's two GPUs: two DP ranks, each exported by its attention-TP
+    rank 0 (tp 0 and tp 1), one /v1/loads entry and one internal state each."""
+    server = start(servers, version, "--enable-metrics", *flags, gpus=2)
     families = scrape(server)
-    ranks = {s[1].get("dp_rank") for s in families["sglang:num_running_reqs"]["samples"]}  # type: ignore[attr-defined]
-    assert ranks == {"0", "1"}
+    assert dp_ranks_of(families, "sglang:num_running_reqs") == [("0", "0"), ("1", "1")]
     with server.client() as client:
         loads = client.get("/v1/loads").json()["loads"]
+        info = client.get("/server_info").json()
     assert [load["dp_rank"] for load in loads] == [0, 1]
+    assert len(info["internal_states"]) == 2
+    assert ("launch_command" in info) == (version == "0.5.23")
+
+
+def test_dp_replicas_take_a_tp_group_each(servers: Servers) -> None:
+    """--dp 2 without attention DP: two TP groups on four GPUs, tp 0 of each exporting with its
+    replica's dp_rank."""
+    server = start(servers, "0.5.23", "--enable-metrics", "--tp", "2", "--dp", "2", gpus=4)
+    assert dp_ranks_of(scrape(server), "sglang:num_running_reqs") == [("0", "0"), ("1", "0")]
+
+
+def test_dp_replicas_need_their_own_gpus(servers: Servers) -> None:
+    """Four ranks on two GPUs: the second replica's first rank has no device, as in SGLang."""
+    server = servers.start(*DENSE, "--tp", "2", "--dp", "2", sim={**FAST, "sglang": "0.5.23", "gpus": 2})
+    server.wait_for("invalid device ordinal", 60)
 
 
 @pytest.mark.parametrize("version", VERSIONS)
@@ -340,17 +365,60 @@ def test_time_per_output_token_on_0_5_23(servers: Servers) -> None:
     assert value(families, "sglang:startup_time_seconds") > 0
 
 
-def test_server_info_has_one_internal_state_per_dp_rank(servers: Servers) -> None:
-    server = start(servers, "0.5.11", "--tp", "2", "--dp", "2", "--enable-dp-attention", gpus=4)
-    with server.client() as client:
-        info = client.get("/server_info").json()
-    assert len(info["internal_states"]) == 2
-    assert "launch_command" not in info  # 0.5.23's
-
-
 def test_launch_command_is_the_argv_on_0_5_23(servers: Servers) -> None:
     server = start(servers, "0.5.23", "--enable-metrics")
     with server.client() as client:
         info = client.get("/server_info").json()
     # the harness adds its --port after ours
     assert info["launch_command"].startswith(" ".join([*DENSE, "--enable-metrics", "--port"]))
+
+
+def written_keys(version: str) -> set[str]:
+    """The keys SGLang's get_internal_state writes beyond the server args, read with ast: 0.5.11's
+    ``ret[...]`` in Scheduler.get_internal_state, 0.5.23's ``state[...]`` in its contributors. The
+    sections a feature adds (elastic EP, the Rust server, step times, exported env vars, DSpark) are left
+    out: the sim runs none of them."""
+    if version == "0.5.11":
+        source, target, skip = wheel_source(version, "managers/scheduler.py"), "ret", {"step_time_dict"}
+    else:
+        source, target = wheel_source(version, "managers/scheduler_components/internal_state.py"), "state"
+        skip = {
+            "step_time_dict",
+            "env_vars",
+            "rust_mm_transport",
+            "rust_server_startup_time",
+            "dspark_info_record",
+        }
+        skip |= {"is_scaling_elastic_ep", "effective_ep_size", "pending_ep_size", "scale_phase"}
+        skip |= {"elastic_ep_last_error"}
+    tree = ast.parse(source.read_text())
+    functions = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)]
+    if version == "0.5.11":
+        functions = [f for f in functions if f.name == "get_internal_state"]
+    keys = set()
+    for function in functions:
+        for node in ast.walk(function):
+            if isinstance(node, ast.Assign):
+                for t in node.targets:
+                    if (
+                        isinstance(t, ast.Subscript)
+                        and isinstance(t.value, ast.Name)
+                        and t.value.id == target
+                        and isinstance(t.slice, ast.Constant)
+                    ):
+                        keys.add(str(t.slice.value))
+    return keys - skip
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_internal_states_hold_what_the_wheel_writes(servers: Servers, version: str) -> None:
+    """Beyond the server args, an internal state holds exactly the wheel's own keys (the accept length
+    only once speculative decoding has verified; the sim's DENSE model runs none)."""
+    server = start(servers, version)
+    with server.client() as client:
+        info = client.get("/server_info").json()
+    [state] = info["internal_states"]
+    wheel = written_keys(version)
+    assert wheel - {"avg_spec_accept_length"} <= set(state)
+    assert set(state) - set(info) <= wheel  # the rest are the server args, as /server_info's top level
+    assert state["effective_max_running_requests_per_dp"] > 0

@@ -1,5 +1,5 @@
 """Reads each unpacked wheel's ``observability/metrics_collector.py`` with ast and prints the family table
-``gdnsim/server/metrics_defs.py`` holds. Run ``python tools/gen_metrics_defs.py /tmp/sgw``, put the output
+``gdnsim/server/metrics_defs.py`` holds. Run ``python tools/gen_metrics_defs.py build/sgw``, put the output
 after that file's header and ``ruff format`` it."""
 
 from __future__ import annotations

@@ -22,6 +22,8 @@ import gdnsim.config as config
 from gdnsim.server import args_dump, generation, loads, timeline, version
 from gdnsim.server.batching import Batcher, Running
 from gdnsim.server.http import Drop, Request, Response, Stall
+from gdnsim.server.internal_state import internal_state
+from gdnsim.server.layout import Layout
 from gdnsim.server.logwriter import LogWriter
 from gdnsim.server.metrics import Registry
 from gdnsim.server.metrics_feed import Feed, schedulers
@@ -94,14 +96,12 @@ def metrics_version(sglang: str) -> str:
 def make_feed(state: ServerState) -> Feed:
     """The metrics of this server process: nothing carries over a restart."""
     args = state.args
-    dp = max(1, int(getattr(args, "dp_size", 1) or 1))
-    groups = dp if getattr(args, "enable_dp_attention", False) else 1
     return Feed(
         Registry(metrics_version(state.cfg.sglang)),
         schedulers(args, state.model_name),
         state.model_name,
         int(state.ready[0]["max_total_num_tokens"]),
-        groups,
+        Layout.of(args).dp_ranks,
         {**state.ready[0], "page_size": int(getattr(args, "page_size", 1) or 1)},
     )
 
@@ -207,18 +207,18 @@ class App:
         state = self.state
         info: dict[str, Any] = dict(args_dump.values(state.args))
         rank0 = state.ready[0]
-        internal: dict[str, Any] = {
-            "last_gen_throughput": round(state.batcher.last_gen_throughput, 2),
-            "memory_usage": {
-                "weight": round(rank0["weight_gib"], 2),
-                "kvcache": round(rank0["kv_gib"], 2),
-                "token_capacity": rank0["max_total_num_tokens"],
-                "graph": round(rank0["graph_gib"], 2),
-            },
-        }
-        if state.batcher.avg_accept_length is not None:
-            internal = {"avg_spec_accept_length": round(state.batcher.avg_accept_length, 4), **internal}
+        accept = state.batcher.avg_accept_length
+        internal = internal_state(
+            state.cfg.sglang,
+            info,
+            self.feed,
+            round(state.batcher.last_gen_throughput, 2),
+            None if accept is None else round(accept, 4),
+        )
         info["max_total_num_tokens"] = rank0["max_total_num_tokens"]
+        # the scheduler's handshake (511 scheduler.py:1475-1486; tp_worker.py:302-306)
+        longest = min(int(rank0["context_len"]) - 1, int(rank0["max_total_num_tokens"]) - 1)
+        info["max_req_input_len"] = longest - 5
         # one per DP rank (0.5.23 http_server.py:875-878 "internal states per DP")
         info["internal_states"] = [dict(internal) for _ in range(self.feed.groups)]
         info["version"] = state.cfg.sglang
@@ -228,6 +228,7 @@ class App:
                 sys.argv[1:], getattr(state.args, "watermark_config", None)
             )
             info["kv_events"] = None
+            info["startup_time"] = self.feed.engine_startup_time()  # 523 http_server.py:884
             info["frontend"] = "python"
         return Response.json(info)
 

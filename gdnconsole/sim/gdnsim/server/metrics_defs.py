@@ -1,6 +1,6 @@
 """SGLang's metric families the simulator serves, per version, read from the wheels'
 ``sglang/srt/observability/metrics_collector.py`` (line numbers beside each family; generated with an ast
-reading of that file: ``tools/gen_metrics_defs.py /tmp/sgw``, which also leaves out the families
+reading of that file: ``tools/gen_metrics_defs.py build/sgw``, which also leaves out the families
 README.md "Left out" lists). ``BASE`` stands for the collector's labels: the scheduler's (0.5.11
 observability/scheduler_metrics_mixin.py:133-143) or the tokenizer manager's (0.5.11
 managers/tokenizer_manager.py:461-464)."""

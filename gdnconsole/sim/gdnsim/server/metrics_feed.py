@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gdnsim.server.batching import Batcher, Running
+from gdnsim.server.layout import Layout
 from gdnsim.server.metrics import Registry
 
 # One value for each label beyond the collector's, on the families the simulator has nothing to say about
@@ -44,29 +45,27 @@ class Scheduler:
 
 
 def schedulers(args: Any, model_name: str) -> list[Scheduler]:
-    tp = max(1, int(getattr(args, "tp_size", 1) or 1))
-    pp = max(1, int(getattr(args, "pp_size", 1) or 1))
-    dp = max(1, int(getattr(args, "dp_size", 1) or 1))
+    """The schedulers that export metrics: attention-TP rank 0 of each DP rank, or every one with
+    --enable-metrics-for-all-schedulers (511 scheduler_metrics_mixin.py:90-143); ``dp_rank`` is a label
+    whenever the scheduler has one, replicas included (523 metrics_collector.py:1382-1392)."""
+    layout = Layout.of(args)
     ep = max(1, int(getattr(args, "ep_size", 1) or 1))
-    dp_attention = bool(getattr(args, "enable_dp_attention", False)) and dp > 1
-    attn_tp = tp // dp if dp_attention and tp % dp == 0 else tp
     every = bool(getattr(args, "enable_metrics_for_all_schedulers", False))
     found = []
-    for pp_rank in range(pp):
-        for tp_rank in range(tp):
-            if tp_rank % attn_tp and not every:
+    for pp_rank in range(layout.pp):
+        for slot in layout.slots():
+            if slot.tp_rank % layout.attn_tp and not every:
                 continue
             labels = {
                 "model_name": model_name,
                 "engine_type": "unified",  # no disaggregation (0.5.11 disaggregation/utils.py:39-44)
-                "tp_rank": str(tp_rank),
+                "tp_rank": str(slot.tp_rank),
                 "pp_rank": str(pp_rank),
-                "moe_ep_rank": str(tp_rank // max(1, tp // ep)),
+                "moe_ep_rank": str(slot.tp_rank // max(1, layout.tp // ep)),
             }
-            group = tp_rank // attn_tp if dp_attention else 0
-            if dp_attention:
-                labels["dp_rank"] = str(group)
-            found.append(Scheduler(labels, group))
+            if slot.dp_rank is not None:
+                labels["dp_rank"] = str(slot.dp_rank)
+            found.append(Scheduler(labels, slot.dp_rank or 0))
     return found
 
 
@@ -98,7 +97,7 @@ class Feed:
                     reg.set(name, self._extra(name, sched.labels), value)
             if reg.has("sglang:graph_memory_usage_gb"):
                 for phase in GRAPH_PHASES:
-                    value = self._graph_share(phase, "graph_gib")
+                    value = self.graph_share(phase, "graph_gib")
                     reg.set("sglang:graph_memory_usage_gb", {**sched.labels, "phase": phase}, value)
             reg.inc(
                 "sglang:cuda_graph_passes_total", self._extra("sglang:cuda_graph_passes_total", sched.labels)
@@ -143,30 +142,41 @@ class Feed:
             "sglang:spec_accept_length": batcher.avg_accept_length or 0.0,
             "sglang:num_retracted_reqs": 0,
             "sglang:engine_load_weights_time": float(self.ready.get("load_s", 0.0) or 0.0),
-            "sglang:engine_startup_time": self._startup_s(),
+            "sglang:engine_startup_time": self.startup_time()["scheduler_e2e"],
             "sglang:startup_available_gpu_memory_gb": float(self.ready.get("avail_gib", 0.0) or 0.0),
             "sglang:weight_memory_usage_gb": float(self.ready.get("weight_gib", 0.0) or 0.0),
             "sglang:kv_cache_memory_usage_gb": float(self.ready.get("kv_gib", 0.0) or 0.0),
             "sglang:weight_load_duration_seconds": float(self.ready.get("load_s", 0.0) or 0.0),
         }
 
-    def _startup_s(self) -> float:
-        return sum(float(self.ready.get(k, 0.0) or 0.0) for k in ("load_s", "pool_s", "graph_s"))
+    def startup_time(self) -> dict[str, Any]:
+        """A scheduler's startup phases in seconds, as it reports them (523
+        observability/startup_time.py:11-28): weights, the KV pool, its whole start, graph capture."""
+        load, pool = (float(self.ready.get(k, 0.0) or 0.0) for k in ("load_s", "pool_s"))
+        graph = float(self.ready.get("graph_s", 0.0) or 0.0)
+        return {
+            "load_weight": load,
+            "kv_cache_allocation": pool,
+            "scheduler_e2e": load + pool + graph,
+            "cuda_graph": {phase: self.graph_share(phase, "graph_s") for phase in GRAPH_PHASES},
+        }
+
+    def engine_startup_time(self) -> dict[str, Any]:
+        """The tokenizer's: the slowest scheduler's phases plus its own start (523
+        observability/startup_time.py:31-71). The sim's ranks start in step, so rank 0's are the slowest."""
+        engine = self.startup_time()
+        return {**engine, "tokenizer_e2e": engine["scheduler_e2e"]}
 
     def _startup_gauges(self) -> dict[str, float]:
         """The tokenizer's startup phases (0.5.23 metrics_collector.py:2074-2090); ``name#phase``."""
+        engine = self.engine_startup_time()
+        graphs = engine.pop("cuda_graph")
         return {
-            "sglang:startup_time_seconds#load_weight": float(self.ready.get("load_s", 0.0) or 0.0),
-            "sglang:startup_time_seconds#kv_cache_allocation": float(self.ready.get("pool_s", 0.0) or 0.0),
-            "sglang:startup_time_seconds#scheduler_e2e": self._startup_s(),
-            "sglang:startup_time_seconds#tokenizer_e2e": self._startup_s(),
-            **{
-                f"sglang:startup_cuda_graph_time_seconds#{phase}": self._graph_share(phase, "graph_s")
-                for phase in GRAPH_PHASES
-            },
+            **{f"sglang:startup_time_seconds#{phase}": value for phase, value in engine.items()},
+            **{f"sglang:startup_cuda_graph_time_seconds#{phase}": value for phase, value in graphs.items()},
         }
 
-    def _graph_share(self, phase: str, key: str) -> float:
+    def graph_share(self, phase: str, key: str) -> float:
         """The sim captures decode graphs only: the whole figure goes to that phase."""
         return float(self.ready.get(key, 0.0) or 0.0) if phase == "decode" else 0.0
 

@@ -77,6 +77,7 @@ class Ready:
     load_s: float
     pool_s: float
     graph_s: float
+    graph_bs: list[int]  # the decode batch sizes captured as graphs (empty without graphs)
 
 
 def run(ctx: RankContext) -> Ready:
@@ -93,8 +94,9 @@ def run(ctx: RankContext) -> Ready:
     init_attention_backends(ctx)
     mrr = max_running_requests(ctx, pools)
     graph_start = time.monotonic()
-    graph = capture_graphs(ctx, mrr)
-    return scheduler_ready(ctx, pools, mrr, weights, graph, (load_s, pool_s, ctx.sim_seconds(graph_start)))
+    graph, graph_bs = capture_graphs(ctx, mrr)
+    spans = (load_s, pool_s, ctx.sim_seconds(graph_start))
+    return scheduler_ready(ctx, pools, mrr, weights, graph, spans, graph_bs)
 
 
 def init_distributed(ctx: RankContext) -> float:
@@ -230,16 +232,17 @@ def max_running_requests(ctx: RankContext, pools: sizing.Pools) -> int:
     return int(mrr)
 
 
-def capture_graphs(ctx: RankContext, mrr: int) -> float:
-    """Capture the target graphs (and the draft's with speculative decoding); returns GiB kept."""
+def capture_graphs(ctx: RankContext, mrr: int) -> tuple[float, list[int]]:
+    """Capture the target graphs (and the draft's with speculative decoding); returns GiB kept and the
+    batch sizes captured."""
     if ctx.args.get("disable_cuda_graph"):
-        return 0.0
+        return 0.0, []
     max_bs = min(int(ctx.args.get("cuda_graph_max_bs") or 8), mrr)
     bs_list = ctx.args.get("cuda_graph_bs") or sizing.cuda_graph_bs_list(max_bs)
     kept = graphs.capture_target(ctx, bs_list)
     if ctx.speculative:
         kept += graphs.capture_draft(ctx, bs_list)
-    return kept
+    return kept, [int(bs) for bs in bs_list]
 
 
 def scheduler_ready(
@@ -249,6 +252,7 @@ def scheduler_ready(
     weights: float,
     graph: float,
     spans: tuple[float, float, float],
+    graph_bs: list[int],
 ) -> Ready:
     timeline.pause("ready")
     context_len = int(ctx.args.get("context_length") or ctx.spec.context_len)
@@ -261,5 +265,14 @@ def scheduler_ready(
             f"context_len={context_len}, available_gpu_mem={avail:.2f} GB"
         )
     return Ready(
-        pools.kv_tokens, mrr, context_len, pools.mamba_slots, weights, pools.total_gib, graph, avail, *spans
+        pools.kv_tokens,
+        mrr,
+        context_len,
+        pools.mamba_slots,
+        weights,
+        pools.total_gib,
+        graph,
+        avail,
+        *spans,
+        graph_bs,
     )

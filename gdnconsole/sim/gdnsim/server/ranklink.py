@@ -15,6 +15,7 @@ from typing import Any
 
 import gdnsim.config as config
 from gdnsim.server import procs
+from gdnsim.server.layout import Layout
 from gdnsim.server.logwriter import rank_prefix
 
 
@@ -45,12 +46,6 @@ def physical_gpu(ordinal: int, cfg: config.SimConfig) -> int | None:
     return ordinal if 0 <= ordinal < cfg.gpus else None
 
 
-def gpu_ordinal(args: Any, dp_rank: int, tp_rank: int) -> int:
-    """523 engine.py:935-938 with one node and no PP: base + dp offset + tp_rank * step."""
-    dp_base = dp_rank * args.tp_size * args.gpu_id_step
-    return args.base_gpu_id + dp_base + tp_rank * args.gpu_id_step
-
-
 class RankGroup:
     def __init__(self, ranks: list[RankProc], others: list[subprocess.Popen[bytes]]) -> None:
         self.ranks = ranks
@@ -60,13 +55,12 @@ class RankGroup:
     def start(cls, server_args: Any) -> RankGroup:
         cfg = config.load()
         ranks: list[RankProc] = []
-        dp_ranks: list[int | None] = list(range(server_args.dp_size)) if server_args.dp_size > 1 else [None]
-        for dp in dp_ranks:
-            for tp in range(server_args.tp_size):
-                gpu = physical_gpu(gpu_ordinal(server_args, dp or 0, tp), cfg)
-                ranks.append(_spawn_rank(server_args, len(ranks), dp, tp, gpu))
+        layout = Layout.of(server_args)
+        for slot in layout.slots():
+            gpu = physical_gpu(slot.ordinal, cfg)
+            ranks.append(_spawn_rank(server_args, len(ranks), slot.dp_rank, slot.tp_rank, gpu))
         others = []
-        if server_args.dp_size > 1:
+        if layout.dp_ranks > 1:  # 523 engine.py:911: a DP controller whenever there is more than one
             others.append(procs.spawn("sglang::data_parallel_controller", "gdnsim.server.idle_child", []))
         others.append(procs.spawn("sglang::detokenizer", "gdnsim.server.idle_child", []))
         return cls(ranks, others)
