@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: demo test test-fast test-deps lint bench mutation screenshots record clean
+.PHONY: demo test test-fast test-deps wheels lint bench mutation screenshots record clean
 
 $(STAMP): pyproject.toml gdnconsole/logs/_linescan.c
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -26,12 +26,16 @@ lint: $(STAMP)
 test-deps:
 	@bash tests/tools/test-deps
 
-test: test-deps lint
+# SGLang's own sources, the oracle some tests read (tests/wheels.py): downloaded once, under build/sgw.
+wheels: $(STAMP)
+	@$(BIN)/python -I tests/tools/sglang_wheels.py build/sgw
+
+test: test-deps wheels lint
 	$(BIN)/pytest
 
 # The unit tests alone: no sshd, network namespace, tmux or simulated host's processes (those are marked
 # `functional` at collection, tests/functional.py); `make test` runs both, and CI runs `make test`.
-test-fast: lint
+test-fast: wheels lint
 	$(BIN)/pytest -m "not functional"
 
 bench: $(STAMP)

@@ -215,7 +215,7 @@ def row(label: str, seconds: float | None, note: str = "") -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--wheel", type=Path, default=Path("/tmp/sgw/u0.5.23"))
+    parser.add_argument("--wheel", type=Path, default=HERE.parent / "build/sgw/u0.5.23")
     parser.add_argument("--n", type=int, default=100, help="back-to-back calls per in-process figure")
     parser.add_argument("--rounds", type=int, default=15, help="1 Hz rounds per subprocess figure")
     args = parser.parse_args()

@@ -1,6 +1,6 @@
 """Render a full SGLang 0.5.23 /metrics page of a DP-attention server (tp 4, dp 4) from the wheel itself.
 
-    python bench/serving_page.py --wheel /tmp/sgw/u0.5.23 --out bench/data/metrics-0.5.23-dp4.txt
+    python bench/serving_page.py --wheel build/sgw/u0.5.23 --out bench/data/metrics-0.5.23-dp4.txt
 
 Uses the stubs of tests/tools/sglang_metrics_agreement.py to import the wheel's own collectors on CPU, in
 SGLang's multiprocess mode (one process per scheduler writing one PROMETHEUS_MULTIPROC_DIR). Each of the

@@ -4,9 +4,6 @@ line, when the wheels are unpacked: tests/tools/README-agreement.md)."""
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 import pytest
 
 from gdnconsole.sglang.exposition import Exposition, parse
@@ -19,8 +16,8 @@ from gdnconsole.sglang.metricfacts import (
     families,
 )
 from tests.sglang.servingdata import page
+from tests.wheels import wheel_source
 
-WHEELS = Path(os.environ.get("GDN_SGLANG_WHEELS", "/tmp/sgw"))
 VERSIONS = ["0.5.11", "0.5.23"]
 
 
@@ -71,10 +68,9 @@ def test_is_streaming_only_on_0523_ttft_and_e2e() -> None:
 
 def _cited(version: str, cite: str) -> list[str]:
     path, line = cite.rsplit(":", 1)
-    return (WHEELS / f"u{version}/sglang/srt" / path).read_text().splitlines()[int(line) - 1 :][:3]
+    return wheel_source(version, path).read_text().splitlines()[int(line) - 1 :][:3]
 
 
-@pytest.mark.skipif(not (WHEELS / "u0.5.23").is_dir(), reason=f"no unpacked wheels under {WHEELS}")
 @pytest.mark.parametrize("version", VERSIONS)
 def test_each_cite_is_the_declaration(version: str) -> None:
     for family in [*FAMILIES[version].values(), RETRACTED_GAUGE[version]]:

@@ -1,11 +1,10 @@
 """The /metrics agreement tool (tests/tools/sglang_metrics_agreement.py, issue 28): against each wheel's
-own collectors when the wheels are unpacked (GDN_SGLANG_WHEELS, /tmp/sgw by default, as for the flag tool:
-skipped without them, CI too), and its check on the pages kept from them always."""
+own collectors, from the wheels `make wheels` unpacks (tests/wheels.py: skipped without them, failed
+under CI), and its check on the pages kept from them always."""
 
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
 import sys
@@ -15,10 +14,10 @@ import pytest
 
 from tests.sglang.servingdata import page
 from tests.tools.sglang_metrics_agreement import bucket_bounds, check
+from tests.wheels import unpacked, wheel_source
 
 ROOT = Path(__file__).resolve().parents[2]
 TOOL = ROOT / "tests/tools/sglang_metrics_agreement.py"
-WHEELS = Path(os.environ.get("GDN_SGLANG_WHEELS", "/tmp/sgw"))
 VERSIONS = ["0.5.11", "0.5.23"]
 
 
@@ -38,15 +37,12 @@ def test_the_check_sees_a_wrong_reading() -> None:
     assert any(p.startswith("ttft_s:") for p in check("0.5.23", "\n".join(streaming) + "\n", bounds))
 
 
-@pytest.mark.skipif(
-    not all((WHEELS / f"u{v}/sglang/srt/observability/metrics_collector.py").is_file() for v in VERSIONS),
-    reason=f"unpack the SGLang wheels under {WHEELS}/u<version> (tests/tools/README-agreement.md)",
-)
 @pytest.mark.parametrize("version", VERSIONS)
 def test_the_wheels_own_collectors_are_read_back_exactly(version: str, tmp_path: Path) -> None:
+    wheel_source(version, "observability/metrics_collector.py")
     saved = tmp_path / "page.txt"
     done = subprocess.run(
-        [sys.executable, str(TOOL), "--sglang", version, "--wheel", str(WHEELS / f"u{version}"), "--save", str(saved)],
+        [sys.executable, str(TOOL), "--sglang", version, "--wheel", str(unpacked(version)), "--save", str(saved)],
         capture_output=True, text=True, timeout=300, cwd=ROOT,
     )  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr

@@ -7,7 +7,7 @@ writing one PROMETHEUS_MULTIPROC_DIR: utils/common.py 0511:1401, 0523:2832), ren
 does (a MultiProcessCollector and generate_latest: utils/common.py 0511:1414-1417, 0523:2845-2848), and
 checks that gdnconsole.sglang.exposition + servingfigures read back exactly those values.
 
-    python tests/tools/sglang_metrics_agreement.py --sglang 0.5.23 --wheel /tmp/sgw/u0.5.23 [--save FILE]
+    python tests/tools/sglang_metrics_agreement.py --sglang 0.5.23 --wheel build/sgw/u0.5.23 [--save FILE]
 
 ``--wheel`` is a folder holding the wheel's ``sglang/`` (unzipped: at least srt/observability/,
 srt/utils/gauge_histogram.py). Prints one JSON line {"version", "problems": [...]}; exit 1 on a problem.
