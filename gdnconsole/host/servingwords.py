@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from gdnconsole.timefmt import span
 
 if TYPE_CHECKING:  # the figures' modules load with the first poll, not with the dashboard's first frame
+    from gdnconsole.host.journal import Served
     from gdnconsole.sglang.servingfigures import Latency, RankFigures, ServingFigures
 
 NOT_COLLECTED = "—"
@@ -120,3 +121,13 @@ def headline(figures: ServingFigures, age_s: float | None = None) -> str:
     if age_s is not None:
         parts.append(f"{span(age_s)} old")
     return " · ".join(parts)
+
+
+def served_words(served: Served) -> str:
+    """A launch attempt's serving summary, as the journal shows it: what was not measured is "—"."""
+    ttft = NOT_COLLECTED if served.ttft_p90_s is None else span(served.ttft_p90_s)
+    return (
+        f"peak {number(served.peak_running)} running · TTFT p90 {ttft} · "
+        f"{number(served.mean_tokens_s)} tok/s mean · accept {number(served.accept_length, 2)} · "
+        f"{served.polls} poll{'' if served.polls == 1 else 's'}"
+    )

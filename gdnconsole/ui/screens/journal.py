@@ -26,6 +26,7 @@ from textual.widgets import DataTable, Static
 from gdnconsole import safefile
 from gdnconsole.config.hosts import Profile
 from gdnconsole.host.journal import Attempt, Journal
+from gdnconsole.host.servingwords import served_words
 from gdnconsole.logs.textsafe import shell_line, visible
 from gdnconsole.sglang.launch import (
     launch_spec,
@@ -227,6 +228,8 @@ def detail_text(attempt: Attempt, width: int, tones: Tones, secrets: tuple[str, 
         ),
         *(("warn", Text(visible(warning), tones.warning)) for warning in attempt.warnings),
     ]
+    if attempt.served is not None:  # what the server did while the console polled it (issue 28)
+        fields.insert(3, ("load", Text(served_words(attempt.served))))
     for label, value in fields:
         # Each line of a value (a diff has several) starts in the value's column.
         lines = value.split("\n")
