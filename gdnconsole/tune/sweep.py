@@ -103,15 +103,21 @@ class Sweep:
         }
 
 
+def flags_digest(profile: Profile, python: str) -> str:
+    """The profile's command line apart from its speculative flags, as a short digest: figures measured
+    with other flags (another memory split, another model) are not this profile's."""
+    flags = " ".join(launch_spec(baseline_profile(profile), python).argv)
+    return hashlib.sha256(flags.encode("utf-8")).hexdigest()[:12]
+
+
 def identity_of(session: HostSession, profile: Profile, load: Load) -> Identity:
-    flags = " ".join(launch_spec(baseline_profile(profile), session.host.python).argv)
     return Identity(
         host=session.host.name,
         sglang=session.facts.sglang,
         model=profile.model,
         gpus=[g.name or "?" for g in session.gpus],
         prompts=load.prompts.ident,
-        flags=hashlib.sha256(flags.encode("utf-8")).hexdigest()[:12],
+        flags=flags_digest(profile, session.host.python),
         max_tokens=load.max_tokens,
     )
 

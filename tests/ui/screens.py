@@ -290,8 +290,8 @@ def serving_verified(tmp_path: Path) -> HostSession:
 
 def serving_app(tmp_path: Path) -> DashboardApp:
     """The serving ct129 after six minutes of polls (a burst in the last one), its profile tuned."""
-    tuned_store(tmp_path / JOURNAL_DIR, "ct129", "qwen36-mtp")
     session = verified(serving_session(tmp_path))
+    tuned_store(tmp_path / JOURNAL_DIR, "ct129", session.host.profiles["qwen36-mtp"], session.host.python)
     session.figures.feed = fed()
     return fixed_app(session, journal_dir=JOURNAL_DIR)
 

@@ -9,6 +9,7 @@ burst in the last minute that is slower, so the 1-minute and 5-minute windows di
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from collections.abc import Sequence
@@ -16,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from gdnconsole.config.hosts import Profile
 from gdnconsole.host.servingfeed import ServingFeed
 from gdnconsole.host.servingpoll import METRICS, SERVER_INFO, EndpointReply, ServingRound
 from gdnconsole.host.session import HostSession
@@ -199,13 +201,17 @@ def message(round_: ServingRound) -> dict[str, Any]:
     }  # fmt: skip
 
 
-def tuned_store(folder: Path, host: str, profile: str) -> None:
-    """A tune sweep of ``profile`` in the store beside the journal (the tune screen's shot's sweep)."""
+def tuned_store(folder: Path, host: str, profile: Profile, python: str = "python3") -> None:
+    """A tune sweep of ``profile`` as it is (its model, its flags run with ``python``) in the store beside
+    the journal: the tune screen's shot's sweep."""
     from gdnconsole.tune.store import TuneStore
-    from gdnconsole.tune.sweep import sweep_record
+    from gdnconsole.tune.sweep import flags_digest, sweep_record
     from tests.ui.tune_shot import sweep
 
     done = sweep()
-    done.profile = profile
+    done.identity = dataclasses.replace(
+        done.identity, model=profile.model, flags=flags_digest(profile, python)
+    )
+    done.profile = profile.name
     done.started = done.ended = T0
     TuneStore(host, folder).add_sweep(sweep_record(done))

@@ -145,8 +145,8 @@ async def test_a_dashboard_that_runs_its_sessions_wants_the_host_on_screen(tmp_p
 
 
 async def test_the_serving_screen_shows_ranks_both_windows_sparks_and_tune(tmp_path: Path) -> None:
-    tuned_store(tmp_path / "journal", "ct129", "qwen36-mtp")
     session = serving_session(tmp_path)
+    tuned_store(tmp_path / "journal", "ct129", session.host.profiles["qwen36-mtp"], session.host.python)
     app = app_of(session, journal=tmp_path / "journal")
     async with app.run_test(size=WIDE) as pilot:
         await settle(pilot)
@@ -191,7 +191,9 @@ async def test_the_serving_screen_repaints_on_each_poll(tmp_path: Path) -> None:
         screen = app.screen
         assert isinstance(screen, ServingScreen)
         assert "no figures yet" in rendered(screen.query_one("#serving-status", Static))
-        assert "no tune sweep of this profile" in rendered(screen.query_one("#serving-accept", Static))
+        assert "no tune sweep of this profile as it is" in rendered(
+            screen.query_one("#serving-accept", Static)
+        )
         with_figures(session, fed(stale_s=12.0))
         await settle(pilot)
         status = rendered(screen.query_one("#serving-status", Static))

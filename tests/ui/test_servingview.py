@@ -114,8 +114,8 @@ def test_histories_leave_out_points_not_collected() -> None:
 
 
 def test_tune_s_best_when_the_profile_has_no_speculative_flags(tmp_path: Path) -> None:
-    tuned_store(tmp_path, "ct129", PROFILE.name)
-    tuned = view.tuned_accept(TuneStore("ct129", tmp_path).sweeps(), PROFILE)
+    tuned_store(tmp_path, "ct129", PROFILE)
+    tuned = view.tuned_accept(TuneStore("ct129", tmp_path).sweeps(), PROFILE, "python3")
     assert tuned is not None and tuned.which == "best"
     assert (
         tuned.words
@@ -124,24 +124,33 @@ def test_tune_s_best_when_the_profile_has_no_speculative_flags(tmp_path: Path) -
 
 
 def test_the_profile_s_own_combination_first(tmp_path: Path) -> None:
-    tuned_store(tmp_path, "ct129", PROFILE.name)
+    tuned_store(tmp_path, "ct129", PROFILE)
     spec = Speculative(algorithm="NEXTN", num_steps=3, eagle_topk=1, num_draft_tokens=4)
     crashed = dataclasses.replace(PROFILE, speculative=spec)  # s3 k1 d4 crashed in that sweep
     ours = dataclasses.replace(
         PROFILE, speculative=dataclasses.replace(spec, num_steps=1, num_draft_tokens=2)
     )
     sweeps = TuneStore("ct129", tmp_path).sweeps()
-    tuned = view.tuned_accept(sweeps, ours)
+    tuned = view.tuned_accept(sweeps, ours, "python3")
     assert tuned is not None and (tuned.which, tuned.combo) == ("these flags", Combo(1, 1, 2))
-    best = view.tuned_accept(sweeps, crashed)
+    best = view.tuned_accept(sweeps, crashed, "python3")
     assert best is not None and best.which == "best"
 
 
+def test_a_sweep_of_the_profile_before_an_edit_is_not_its_figure(tmp_path: Path) -> None:
+    """Same name, other flags (here the memory split): tune measured another server."""
+    tuned_store(tmp_path, "ct129", PROFILE)
+    edited = dataclasses.replace(PROFILE, mem_fraction=0.8)
+    assert view.tuned_accept(TuneStore("ct129", tmp_path).sweeps(), edited, "python3") is None
+    other_model = dataclasses.replace(PROFILE, model="Qwen/Qwen3-Next-80B-A3B-Instruct")
+    assert view.tuned_accept(TuneStore("ct129", tmp_path).sweeps(), other_model, "python3") is None
+
+
 def test_no_sweep_of_this_profile_says_so(tmp_path: Path) -> None:
-    tuned_store(tmp_path, "ct129", "another")
-    assert view.tuned_accept(TuneStore("ct129", tmp_path).sweeps(), PROFILE) is None
+    tuned_store(tmp_path, "ct129", dataclasses.replace(PROFILE, name="another"))
+    assert view.tuned_accept(TuneStore("ct129", tmp_path).sweeps(), PROFILE, "python3") is None
     feed = fed()
-    assert view.accept_words(feed.figures, None) == ("2.91 live", "no tune sweep of this profile")
+    assert view.accept_words(feed.figures, None) == ("2.91 live", "no tune sweep of this profile as it is")
     assert view.accept_words(None, None)[0].startswith("— live")
 
 

@@ -257,15 +257,18 @@ def profile_combo(profile: Profile) -> Combo | None:
     return Combo(spec.num_steps, spec.eagle_topk, spec.num_draft_tokens)
 
 
-def tuned_accept(sweeps: Sequence[dict[str, Any]], profile: Profile) -> Tuned | None:
-    """From the tune store's sweep records (oldest first): the newest sweep of this profile."""
-    from gdnconsole.tune.sweep import from_record
+def tuned_accept(sweeps: Sequence[dict[str, Any]], profile: Profile, python: str) -> Tuned | None:
+    """From the tune store's sweep records (oldest first): the newest sweep of this profile as it is now,
+    its model and flags beside the speculative ones (``python``: the host's, part of the command line).
+    A sweep of the profile before an edit measured another server."""
+    from gdnconsole.tune.sweep import flags_digest, from_record
 
+    digest = flags_digest(profile, python)
     for record in reversed(sweeps):
         if str(record.get("profile") or "") != profile.name or not isinstance(record.get("sweep"), dict):
             continue
         sweep = from_record(record)
-        if sweep is None:
+        if sweep is None or sweep.identity.model != profile.model or sweep.identity.flags != digest:
             continue
         found = _accept_of(sweep.combos, sweep.batches, profile_combo(profile), "these flags")
         best = sweep.best
@@ -298,4 +301,4 @@ def accept_words(figures: ServingFigures | None, tuned: Tuned | None) -> tuple[s
     live_text = (
         f"{live:.2f} live" if live is not None else f"{NOT_COLLECTED} live (no speculative decoding said)"
     )
-    return live_text, tuned.words if tuned is not None else "no tune sweep of this profile"
+    return live_text, tuned.words if tuned is not None else "no tune sweep of this profile as it is"

@@ -149,7 +149,7 @@ class ServingScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="serving-tune")
     def read_tune(self) -> None:
         store = TuneStore(self.session.host.name, self.journal.path.parent, warn=self.journal.warn)
-        tuned = view.tuned_accept(store.sweeps(), self.profile)
+        tuned = view.tuned_accept(store.sweeps(), self.profile, self.session.host.python)
         self.app.call_from_thread(self._tune_read, tuned)
 
     def _tune_read(self, tuned: view.Tuned | None) -> None:
