@@ -158,6 +158,17 @@ class ServingWatch:
         interval = FAST_S if quiet_paths(argv, paths) else QUIET_S
         return Ask(bind_host(argv), server.port, interval, paths, api_key(argv))
 
+    def slow_words(self) -> str | None:
+        """Why the polls come every QUIET_S seconds, and the server flag that would let them come each
+        second; None when they already do, or nothing is polled."""
+        ask = self._asked
+        if ask is None or ask.interval <= FAST_S:
+            return None
+        return (
+            f"polled every {ask.interval:g} s, as each poll writes access-log lines; launch with "
+            f"{EXCLUDE_FLAG} {' '.join(ask.paths)} for a poll each second"
+        )
+
     def shown(self) -> ServingFigures | None:
         """What to show of the server now: the feed's figures (the polls', or the log's last Decode line
         once polls bring nothing), else before any poll the log's last Decode line, else None."""

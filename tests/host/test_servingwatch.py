@@ -92,6 +92,20 @@ async def test_a_server_that_excludes_our_paths_is_polled_every_second_then_aske
     await settled()
     assert host.sent[-1]["paths"] == ["/metrics", "/server_info"]  # /metrics answered: no /v1/loads
     assert host.topics == ["figures"]
+    assert watch.slow_words() is None
+
+
+async def test_a_server_that_logs_our_polls_is_polled_slowly_and_says_what_would_change_it() -> None:
+    host = Host(server=server(41, 30000))
+    watch = ServingWatch(host, lambda: list(host.server.cmdline) if host.server else [])
+    assert watch.slow_words() is None  # nothing asked yet
+    watch.want(object(), True)
+    await settled()
+    assert host.sent[-1]["interval"] == QUIET_S
+    assert watch.slow_words() == (
+        f"polled every {QUIET_S:g} s, as each poll writes access-log lines; launch with "
+        "--uvicorn-access-log-exclude-prefixes /metrics /v1/loads /server_info for a poll each second"
+    )
 
 
 async def test_frames_of_another_port_are_dropped_and_a_new_server_gets_a_new_feed() -> None:

@@ -183,6 +183,10 @@ class ServingScreen(Screen[None]):
         if stale is not None and feed.figures is not None:
             out.append("\n")
             out.append(stale, tones.warn)
+        slow = self.session.figures.slow_words()
+        if slow is not None:
+            out.append("\n")
+            out.append(slow, tones.muted)
         return out
 
     def _width(self) -> int:
