@@ -89,8 +89,13 @@ def pools_of(startup: Startup | None) -> frozenset[Pool]:
     """The hybrid pools the server sized, as its startup lines said (SGLang writes 0 for the others)."""
     if startup is None:
         return frozenset()
-    sized = any(any(rank.numbers.get(k) for k in MAMBA_NUMBERS) for rank in startup.ranks.values())
-    return frozenset({"mamba"}) if sized else frozenset()
+    ranks = startup.ranks.values()
+    pools: set[Pool] = set()
+    if any(any(rank.numbers.get(k) for k in MAMBA_NUMBERS) for rank in ranks):
+        pools.add("mamba")
+    if any(rank.numbers.get("swa_tokens") for rank in ranks):  # the SWAKVPool line
+        pools.add("swa")
+    return frozenset(pools)
 
 
 class ServingWatch:

@@ -22,6 +22,7 @@ class DecodePoint:
     queued: int | None = None  # requests waiting
     token_usage: float | None = None  # the KV pool's (0.5.23 says "full token usage" on hybrid models)
     mamba_usage: float | None = None  # the mamba state pool's (hybrid models)
+    swa_usage: float | None = None  # the sliding-window pool's (hybrid SWA models)
 
 
 def last_points(data: bytes, limit: int) -> list[DecodePoint]:
@@ -61,4 +62,5 @@ def parse(text: str) -> DecodePoint | None:
         queued=int(queued) if queued is not None else None,
         token_usage=numbers.get("token_usage"),
         mamba_usage=numbers.get("mamba_usage"),
+        swa_usage=numbers.get("swa_usage"),
     )

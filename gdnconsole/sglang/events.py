@@ -105,6 +105,8 @@ FRAMED_RULES: tuple[Rule, ...] = (
     # --- pools (§2.1 row 5)
     Rule("kv_dtype", "Using KV cache dtype", S.MEMORY, prefix=True),
     Rule("mamba_alloc", "Mamba Cache is allocated", S.MEMORY, prefix=True),
+    # a sliding-window model's two pools (0511/0523 mem_cache/swa_memory_pool.py:97/:132)
+    Rule("swa_alloc", "SWAKVPool", S.MEMORY, prefix=True),
     Rule("kv_alloc", "KV Cache is allocated", S.MEMORY),
     Rule("pool_end", "Memory pool end", S.MEMORY, prefix=True),
     Rule("profiled_tokens", "profiled value", S.MEMORY, V.WARNING),
@@ -376,6 +378,9 @@ NUMBER_NAMES: dict[str, str] = {
     "#full token": "tokens",
     "token usage": "token_usage",
     "full token usage": "token_usage",
+    "swa size": "swa_tokens",
+    "#swa token": "swa_used",
+    "swa token usage": "swa_usage",
     "mamba num": "mamba_num",
     "mamba usage": "mamba_usage",
     "accept len": "accept_len",
@@ -392,6 +397,7 @@ _KINDS_WITH_NUMBERS = frozenset(
         "load_end",
         "kv_alloc",
         "mamba_alloc",
+        "swa_alloc",
         "pool_end",
         "graph_begin",
         "graph_end",

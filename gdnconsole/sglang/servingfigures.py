@@ -106,6 +106,8 @@ def _rank_json(r: RankFigures) -> dict[str, object]:
     }
     if r.mamba_usage is not None:  # hybrid models only
         out["mamba_usage"] = r.mamba_usage
+    if r.swa_usage is not None:  # sliding-window models only
+        out["swa_usage"] = r.swa_usage
     return out
 
 
@@ -385,7 +387,7 @@ def from_decode(point: DecodePoint, version: str | None = None) -> ServingFigure
         gen_throughput=point.gen_throughput,
         accept_length=_accept(point.accept_len),
         mamba_usage=point.mamba_usage,
-        swa_usage=None,
+        swa_usage=point.swa_usage,
         cache_hit_rate=None,
         aborted=None,
         retracted=None,
