@@ -10,12 +10,12 @@ import http.server
 import json
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import pytest
 
+from tests.httpanswers import Answering, serving
 from tests.sglang.servingdata import loads_0523, page, server_info
 from tests.sshhosts import free_loopback_port
 
@@ -33,7 +33,7 @@ class Served:
 
 
 def handler_for(served: Served) -> type[http.server.BaseHTTPRequestHandler]:
-    class Handler(http.server.BaseHTTPRequestHandler):
+    class Handler(Answering):
         def do_GET(self) -> None:
             served.seen_keys.append(self.headers.get("Authorization"))
             if (
@@ -51,28 +51,14 @@ def handler_for(served: Served) -> type[http.server.BaseHTTPRequestHandler]:
             else:
                 self.answer(404, b'{"detail": "Not Found"}')
 
-        def answer(self, status: int, body: bytes, kind: str = "application/json") -> None:
-            self.send_response(status)
-            self.send_header("Content-Type", kind)
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, format: str, *args: object) -> None:
-            pass
-
     return Handler
 
 
 @pytest.fixture
 def served() -> Iterator[tuple[Served, str]]:
     state = Served()
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler_for(state))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield state, f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
+    with serving(http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler_for(state))) as server:
+        yield state, f"http://127.0.0.1:{server.server_address[1]}"
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 import pytest
 
 from tests.host.test_agent import PY38, Agent
+from tests.httpanswers import Answering, serving
 
 pytestmark = pytest.mark.functional  # an agent or a CLI process, and an HTTP server on 127.0.0.1
 METRICS = '# TYPE sglang:num_running_reqs gauge\nsglang:num_running_reqs{tp_rank="0"} 3.0\n'
@@ -33,7 +34,7 @@ class Endpoints(http.server.ThreadingHTTPServer):
         self.lock = threading.Lock()
 
 
-class Handler(http.server.BaseHTTPRequestHandler):
+class Handler(Answering):
     protocol_version = "HTTP/1.1"  # keep-alive, as uvicorn
     server: Endpoints
 
@@ -59,26 +60,14 @@ class Handler(http.server.BaseHTTPRequestHandler):
         else:
             self.answer(404, b'{"detail": "Not Found"}')
 
-    def answer(self, status: int, body: bytes, kind: str = "application/json") -> None:
-        self.send_response(status)
-        self.send_header("Content-Type", kind)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, format: str, *args: object) -> None:
-        pass
-
 
 @pytest.fixture
 def endpoints() -> Iterator[Endpoints]:
-    server = Endpoints()
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield server
-    server.release.set()
-    server.shutdown()
-    server.server_close()
+    with serving(Endpoints()) as server:
+        try:
+            yield server
+        finally:
+            server.release.set()  # a hung handler ends before the server shuts
 
 
 @pytest.fixture
