@@ -60,16 +60,7 @@ def one_rank(
         }
         if spec is not None:
             load["speculative"] = spec
-        load["disaggregation"] = {
-            "mode": "null",
-            "prefill_bootstrap_queue_reqs": 0,
-            "prefill_inflight_queue_reqs": 0,
-            "decode_prealloc_queue_reqs": 0,
-            "decode_transfer_queue_reqs": 0,
-            "decode_retracted_queue_reqs": 0,
-            "kv_transfer_speed_gb_s": 0.0,
-            "kv_transfer_latency_ms": 0.0,
-        }
+        load["disaggregation"] = _disaggregation("prefill_bootstrap_queue_reqs")
         load["queues"] = {
             "waiting": base["num_waiting_reqs"],
             "grammar": 0,
@@ -82,19 +73,23 @@ def one_rank(
     load["memory"] = memory
     if spec is not None:
         load["speculative"] = spec
-    load["disaggregation"] = {
-        "mode": "null",
-        "prefill_prealloc_queue_reqs": 0,
-        "prefill_inflight_queue_reqs": 0,
-        "decode_prealloc_queue_reqs": 0,
-        "decode_transfer_queue_reqs": 0,
-        "decode_retracted_queue_reqs": 0,
-        "kv_transfer_speed_gb_s": 0.0,
-        "kv_transfer_latency_ms": 0.0,
-    }
+    load["disaggregation"] = _disaggregation("prefill_prealloc_queue_reqs")
     load["queues"] = {"waiting": base["num_waiting_reqs"], "grammar": 0, "paused": 0, "retracted": 0}
     load["num_total_reqs"] = load["num_running_reqs"] + load["num_waiting_reqs"]
     return load
+
+
+def _disaggregation(prefill_queue: str) -> dict[str, Any]:
+    """No PD disaggregation: every queue empty. The prefill side's first queue is its bootstrap queue
+    in 0.5.23, its prealloc queue in 0.5.11 (their load_snapshot.py / io_struct.py)."""
+    queues = [prefill_queue, "prefill_inflight_queue_reqs", "decode_prealloc_queue_reqs"]
+    queues += ["decode_transfer_queue_reqs", "decode_retracted_queue_reqs"]
+    return {
+        "mode": "null",
+        **dict.fromkeys(queues, 0),
+        "kv_transfer_speed_gb_s": 0.0,
+        "kv_transfer_latency_ms": 0.0,
+    }
 
 
 def answer(
